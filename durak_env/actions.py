@@ -1,0 +1,132 @@
+"""Action ids: a fixed ``Discrete(n)`` space per ``Rules``, built from named offsets.
+
+With ``D = deck_size`` and ``i(c) = card id - lowest card id of the deck``:
+
+=================  ===========================  =====================================
+block              ids                          move
+=================  ===========================  =====================================
+``PASS``           ``0``                        ``pass``
+``TAKE``           ``1``                        ``take``
+``play``           ``play + i(c)``              ``play C``: open, add or throw in C
+``beat``           ``beat + i(a) * D + i(b)``   ``beat A B``: cover attack card A with B
+``transfer``       ``transfer + i(c)``          ``transfer C`` (perevodnoy only)
+``show``           ``show + i(c)``              ``show C`` (``transfer_show_trump`` only)
+=================  ===========================  =====================================
+
+Blocks that the rules cannot use are empty, so ``n`` is
+``2 + D + D*D`` for prostoy/podkidnoy, ``+ D`` for perevodnoy and ``+ D`` more
+with ``transfer_show_trump`` (36 cards: 1334, 1370, 1406).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .cards import format_card, parse_card
+from .rules import Rules
+
+PASS = 0
+TAKE = 1
+
+
+class IllegalMoveError(ValueError):
+    """A move that is malformed or not legal in the current position."""
+
+
+@dataclass(frozen=True)
+class ActionLayout:
+    """Offsets of the action blocks for one ``Rules``; see the module docstring."""
+
+    deck_size: int
+    low_card: int
+    play: int
+    beat: int
+    transfer: int
+    show: int
+    n: int
+
+    @classmethod
+    def of(cls, rules: Rules) -> ActionLayout:
+        d = rules.deck_size
+        play = 2
+        beat = play + d
+        transfer = beat + d * d
+        show = transfer + (d if rules.variant == "perevodnoy" else 0)
+        n = show + (d if rules.transfer_show_trump else 0)
+        return cls(d, rules.low_card, play, beat, transfer, show, n)
+
+    def _index(self, card: int) -> int:
+        i = card - self.low_card
+        if not 0 <= i < self.deck_size:
+            raise IllegalMoveError(f"{format_card(card)} is not in the {self.deck_size}-card deck")
+        return i
+
+    def encode(self, move: str) -> int:
+        """Action id of a move string such as ``"beat 7C KC"`` (any accepted spelling).
+
+        Raises:
+            IllegalMoveError: if the string is not a well-formed move for this layout.
+        """
+        if not isinstance(move, str):
+            raise IllegalMoveError(f"a move must be a string such as 'play 7C', got {move!r}")
+        words = move.split()
+        if not words:
+            raise IllegalMoveError("empty move; expected e.g. 'play 7C', 'beat 7C KC', 'take'")
+        verb, args = words[0].lower(), words[1:]
+        arity = {"pass": 0, "take": 0, "play": 1, "transfer": 1, "show": 1, "beat": 2}
+        if verb not in arity:
+            raise IllegalMoveError(
+                f"unknown move {words[0]!r} in {move!r}; moves are "
+                "pass, take, play C, beat A B, transfer C, show C"
+            )
+        if len(args) != arity[verb]:
+            raise IllegalMoveError(f"{verb!r} takes {arity[verb]} card(s), got {move!r}")
+        try:
+            cards = [self._index(parse_card(a)) for a in args]
+        except IllegalMoveError:
+            raise
+        except ValueError as e:
+            raise IllegalMoveError(f"malformed move {move!r}: {e}") from None
+        if verb == "pass":
+            return PASS
+        if verb == "take":
+            return TAKE
+        if verb == "play":
+            return self.play + cards[0]
+        if verb == "beat":
+            return self.beat + cards[0] * self.deck_size + cards[1]
+        block = self.transfer if verb == "transfer" else self.show
+        end = self.show if verb == "transfer" else self.n
+        if block == end:
+            raise IllegalMoveError(f"{verb!r} is not a move under these rules: {move!r}")
+        return block + cards[0]
+
+    def decode(self, action: int) -> str:
+        """Canonical move string of an action id.
+
+        Raises:
+            IllegalMoveError: if the id is not an int in ``0..n-1``.
+        """
+        a = self.check_id(action)
+        card = self.low_card
+        if a == PASS:
+            return "pass"
+        if a == TAKE:
+            return "take"
+        if a < self.beat:
+            return "play " + format_card(card + a - self.play)
+        if a < self.transfer:
+            i, j = divmod(a - self.beat, self.deck_size)
+            return f"beat {format_card(card + i)} {format_card(card + j)}"
+        if a < self.show:
+            return "transfer " + format_card(card + a - self.transfer)
+        return "show " + format_card(card + a - self.show)
+
+    def check_id(self, action) -> int:
+        """Return ``action`` as an int, or raise if it is not a valid id."""
+        if isinstance(action, bool) or not hasattr(action, "__index__"):
+            raise IllegalMoveError(f"an action id must be an int, got {action!r}")
+        a = int(action)
+        if not 0 <= a < self.n:
+            raise IllegalMoveError(f"action id {a} is out of range 0..{self.n - 1}")
+        return a

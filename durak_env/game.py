@@ -1,0 +1,294 @@
+"""The ``Game`` API of RULES.md section 9: one game over the numba core (a batch of one).
+
+Nothing here decides what is legal: moves are parsed into action ids, checked
+against the core's legal list and applied by ``core.step``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from . import core
+from .actions import ActionLayout, IllegalMoveError
+from .cards import (
+    NUM_CARDS,
+    SUIT_NAMES,
+    deck_mask,
+    format_card,
+    format_mask,
+    mask_of,
+    parse_card,
+    parse_suit,
+    suit_of,
+)
+from .rules import Rules
+
+_LOG_ROWS = 4096
+
+
+class Game:
+    """One game of Durak driven move by move, in notation or by action id."""
+
+    def __init__(self, rules: Rules):
+        if not isinstance(rules, Rules):
+            raise ValueError(f"rules must be a durak_env.Rules, got {type(rules).__name__}")
+        self.rules = rules
+        self.layout = ActionLayout.of(rules)
+        self._prm = core.kernel_params(rules)
+        self._st = core.new_state(1, rules.num_players)
+        self._buf = np.zeros(self.layout.n, np.int64)
+        self._log = np.zeros((_LOG_ROWS, 2), np.int32)
+        self._n_legal = 0
+        self.history: list[tuple[int, str]] = []
+        self.deal_record: dict | None = None
+
+    # ------------------------------------------------------------ construction
+
+    @classmethod
+    def new(cls, rules: Rules, seed: int | None = None) -> Game:
+        """A random deal; the same seed gives the same game."""
+        game = cls(rules)
+        if seed is None:
+            seed = int(np.random.SeedSequence().entropy % (1 << 63))
+        if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+            raise ValueError(f"seed must be an int or None, got {seed!r}")
+        core.seed_games(game._st, np.array([int(seed) % (1 << 64)], np.uint64))
+        core.deal_random(game._st, 0, game._prm)
+        game._record_deal()
+        game._settle()
+        return game
+
+    @classmethod
+    def from_deal(
+        cls,
+        rules: Rules,
+        hands: Sequence[Sequence[str]],
+        talon: Sequence[str] = (),
+        discard: Sequence[str] = (),
+        trump: str | None = None,
+        first_attacker: int | None = None,
+    ) -> Game:
+        """A given position at the start of a round (see RULES.md section 9).
+
+        Raises:
+            ValueError: naming the field (``hands``, ``talon``, ``discard``,
+                ``trump``, ``first_attacker``) that makes the position invalid.
+        """
+        game = cls(rules)
+        d = _check_deal(rules, hands, talon, discard, trump, first_attacker)
+        talon_arr = np.full(NUM_CARDS, -1, np.int8)
+        talon_arr[: len(d["talon"])] = d["talon"]
+        core.deal(
+            game._st, 0, game._prm, np.array(d["hands"], np.uint64), talon_arr,
+            len(d["talon"]), np.uint64(d["discard"]), d["trump"], d["trump_card"],
+            -1 if first_attacker is None else first_attacker,
+        )
+        game._record_deal()
+        game._settle()
+        return game
+
+    def _record_deal(self):
+        self.deal_record = {
+            "hands": self.hands,
+            "talon": self.talon,
+            "discard": self.discard,
+            "trump": self.trump_suit,
+            "first_attacker": self.attacker,
+        }
+
+    def _settle(self):
+        n, k = core.play_forced(self._st, 0, self._prm, self._buf, self._log)
+        self._after(n, k)
+
+    def _after(self, n_legal, n_forced):
+        if n_forced > _LOG_ROWS:  # pragma: no cover - longer than any real game
+            raise RuntimeError("forced-move log overflow")
+        for seat, a in self._log[:n_forced]:
+            self.history.append((int(seat), self.layout.decode(int(a))))
+        self._n_legal = int(n_legal)
+
+    # ------------------------------------------------------------ moves
+
+    def legal_actions(self) -> np.ndarray:
+        """Legal action ids of the player to act (empty once the game is over)."""
+        return self._buf[: self._n_legal].copy()
+
+    def legal_moves(self) -> list[str]:
+        return [self.layout.decode(int(a)) for a in self._buf[: self._n_legal]]
+
+    def action_mask(self) -> np.ndarray:
+        mask = np.zeros(self.layout.n, np.int8)
+        mask[self._buf[: self._n_legal]] = 1
+        return mask
+
+    def play(self, move: str) -> None:
+        """Apply a move in notation, then every forced move after it.
+
+        Raises:
+            IllegalMoveError: malformed or illegal; the game is unchanged.
+        """
+        if self.over:
+            raise IllegalMoveError(f"the game is over; cannot play {move!r}")
+        self._apply(self.layout.encode(move), move)
+
+    def step(self, action: int) -> None:
+        """Apply a legal action id, then every forced move after it."""
+        a = self.layout.check_id(action)
+        if self.over:
+            raise IllegalMoveError(f"the game is over; cannot play action {a}")
+        self._apply(a, self.layout.decode(a))
+
+    def _apply(self, action: int, spelled: str):
+        if action not in self._buf[: self._n_legal]:
+            raise IllegalMoveError(
+                f"illegal move {spelled!r} for seat {self.to_act}; "
+                f"legal moves: {', '.join(self.legal_moves())}"
+            )
+        seat = self.to_act
+        n, k = core.step(self._st, 0, self._prm, action, self._buf, self._log)
+        self.history.append((seat, self.layout.decode(action)))
+        self._after(n, k)
+
+    # ------------------------------------------------------------ views
+
+    @property
+    def to_act(self) -> int | None:
+        return None if self.over else int(self._st.to_act[0])
+
+    @property
+    def over(self) -> bool:
+        return int(self._st.phase[0]) == core.OVER
+
+    @property
+    def hands(self) -> list[list[str]]:
+        return [format_mask(m) for m in self._st.hands[0]]
+
+    @property
+    def table(self) -> list[tuple[str, str | None]]:
+        st = self._st
+        out = []
+        for i in range(int(st.n_attack[0])):
+            cover = int(st.cover[0, i])
+            out.append((format_card(int(st.attack[0, i])), format_card(cover) if cover >= 0 else None))
+        return out
+
+    @property
+    def talon(self) -> list[str]:
+        st = self._st
+        return [format_card(int(c)) for c in st.talon[0, st.talon_top[0] : st.talon_end[0]]]
+
+    @property
+    def discard(self) -> list[str]:
+        return format_mask(self._st.discard[0])
+
+    @property
+    def trump_suit(self) -> str:
+        return SUIT_NAMES[int(self._st.trump[0])]
+
+    @property
+    def attacker(self) -> int | None:
+        return None if self.over else int(self._st.attacker[0])
+
+    @property
+    def defender(self) -> int | None:
+        return None if self.over else int(self._st.defender[0])
+
+    @property
+    def durak(self) -> int | None:
+        d = int(self._st.durak[0])
+        return d if self.over and d >= 0 else None
+
+    @property
+    def out_order(self) -> list[int]:
+        return [int(p) for p in self._st.out_order[0, : self._st.n_out[0]]]
+
+    @property
+    def rewards(self) -> list[float]:
+        out = np.zeros(self.rules.num_players, np.float64)
+        core.rewards(self._st, 0, self._prm, out)
+        return out.tolist()
+
+    def __repr__(self) -> str:
+        state = "over" if self.over else f"seat {self.to_act} to act"
+        return f"Game({self.rules}, {state}, {len(self.history)} moves)"
+
+
+def _parse_cards(field: str, cards) -> list[int]:
+    if isinstance(cards, str) or not isinstance(cards, Sequence):
+        raise ValueError(f"{field} must be a list of cards, got {cards!r}")
+    try:
+        return [parse_card(c) for c in cards]
+    except ValueError as e:
+        raise ValueError(f"{field}: {e}") from None
+
+
+def _check_deal(rules, hands, talon, discard, trump, first_attacker) -> dict:
+    n = rules.num_players
+    if isinstance(hands, str) or not isinstance(hands, Sequence) or len(hands) != n:
+        got = len(hands) if isinstance(hands, Sequence) else hands
+        raise ValueError(f"hands must be a list of {n} hands (num_players={n}), got {got!r}")
+    hand_ids = [_parse_cards(f"hands[{p}]", h) for p, h in enumerate(hands)]
+    talon_ids = _parse_cards("talon", talon)
+    discard_ids = _parse_cards("discard", discard)
+    _check_partition(rules, hand_ids, talon_ids, discard_ids)
+    holding = [p for p, h in enumerate(hand_ids) if h]
+    if talon_ids and len(holding) < n:
+        empty = [p for p in range(n) if p not in holding]
+        raise ValueError(
+            f"hands: seats {empty} have no cards, which is allowed only once the talon is empty"
+        )
+    if len(holding) < 2:
+        raise ValueError(f"hands: at least two hands must hold cards, got {len(holding)}")
+    trump_card = talon_ids[-1] if talon_ids else -1
+    trump_id = _check_trump(trump, trump_card)
+    if first_attacker is not None:
+        if isinstance(first_attacker, bool) or not isinstance(first_attacker, int | np.integer):
+            raise ValueError(f"first_attacker must be a seat number or None, got {first_attacker!r}")
+        if first_attacker not in holding:
+            raise ValueError(
+                f"first_attacker={first_attacker} is not a seat in the game (seats holding cards: {holding})"
+            )
+    return {
+        "hands": [mask_of(h) for h in hand_ids],
+        "talon": talon_ids,
+        "discard": mask_of(discard_ids),
+        "trump": trump_id,
+        "trump_card": trump_card,
+    }
+
+
+def _check_partition(rules, hand_ids, talon_ids, discard_ids):
+    deck = deck_mask(rules.deck_size)
+    seen: dict[int, str] = {}
+    places = [(f"hands[{p}]", h) for p, h in enumerate(hand_ids)]
+    for where, ids in places + [("talon", talon_ids), ("discard", discard_ids)]:
+        field = where.split("[")[0]
+        for c in ids:
+            if not deck >> c & 1:
+                raise ValueError(f"{field}: {format_card(c)} is not in the {rules.deck_size}-card deck")
+            if c in seen:
+                raise ValueError(f"{field}: {format_card(c)} appears twice (also in {seen[c]})")
+            seen[c] = where
+    missing = deck & ~mask_of(seen)
+    if missing:
+        raise ValueError(
+            f"hands, talon and discard must partition the deck; missing: {' '.join(format_mask(missing))}"
+        )
+
+
+def _check_trump(trump, trump_card) -> int:
+    if trump is None:
+        if trump_card < 0:
+            raise ValueError("trump must be given when the talon is empty")
+        return suit_of(trump_card)
+    try:
+        suit = parse_suit(trump)
+    except ValueError as e:
+        raise ValueError(f"trump: {e}") from None
+    if trump_card >= 0 and suit != suit_of(trump_card):
+        raise ValueError(
+            f"trump={trump!r} contradicts the face-up card {format_card(trump_card)} at the bottom of the talon"
+        )
+    return suit

@@ -1,0 +1,142 @@
+"""Shared helpers for the rule tests: deals, random rule sets, state snapshots."""
+
+from __future__ import annotations
+
+import random
+
+from reference import SUITS, card_key, make_deck, suit_of
+
+# RULES.md section 8.
+WORKED_EXAMPLE_HANDS = [
+    ["7S", "7C", "7D", "8H", "9C", "JD"],
+    ["KC", "10D", "9S", "6H", "8C", "QD"],
+    ["KH", "6C", "6D", "10H", "JC", "QH"],
+]
+WORKED_EXAMPLE_TALON = (
+    "10C QC AC 8D 9D KD AD 7H 9H JH AH 6S 8S 10S JS QS KS AS".split()
+)
+
+MAX_PLAYERS = {24: 4, 36: 6, 52: 8}
+VARIANTS = ("prostoy", "podkidnoy", "perevodnoy")
+
+# A game of random moves ends long before this; a longer one means a loop.
+MOVE_BOUND = 20_000
+
+
+def cards(text: str) -> list[str]:
+    """``cards("7S 7C")`` -> ``["7S", "7C"]``."""
+    return text.split()
+
+
+def sorted_hand(hand) -> list[str]:
+    return sorted(hand, key=card_key)
+
+
+def rest_of_deck(deck_size: int, *used) -> list[str]:
+    """Deck cards not in any of the given card lists, low to high."""
+    taken = {c for group in used for c in group}
+    return [c for c in make_deck(deck_size) if c not in taken]
+
+
+def random_rules_kwargs(rng: random.Random) -> dict:
+    """A random valid rule set as keyword arguments of ``Rules``."""
+    deck_size = rng.choice((24, 36, 52))
+    num_players = rng.randint(2, MAX_PLAYERS[deck_size])
+    max_hand = min(8, deck_size // num_players)
+    variant = rng.choice(VARIANTS)
+    return dict(
+        num_players=num_players,
+        deck_size=deck_size,
+        hand_size=rng.randint(min(3, max_hand), max_hand),
+        variant=variant,
+        throw_in=rng.choice(("all", "neighbors")),
+        max_attack=rng.randint(4, 6),
+        first_round_max_attack=rng.choice((None, 5)),
+        transfer_show_trump=variant == "perevodnoy" and rng.random() < 0.5,
+    )
+
+
+def fresh_deal(rng: random.Random, rules) -> dict:
+    """A shuffled deck dealt as RULES.md 2 says, as from_deal keyword arguments."""
+    deck = make_deck(rules.deck_size)
+    rng.shuffle(deck)
+    size = rules.hand_size
+    hands = [deck[i * size : (i + 1) * size] for i in range(rules.num_players)]
+    talon = deck[rules.num_players * size :]
+    trump = suit_of(hands[-1][-1]) if not talon else None
+    return dict(hands=hands, talon=talon, discard=[], trump=trump, first_attacker=None)
+
+
+def random_position(rng: random.Random, rules) -> dict:
+    """A random start-of-round position (any hand sizes, talon, discard)."""
+    deck = make_deck(rules.deck_size)
+    rng.shuffle(deck)
+    n = rules.num_players
+    if rng.random() < 0.4:
+        alive = sorted(rng.sample(range(n), rng.randint(2, n)))
+    else:
+        alive = list(range(n))
+    sizes = _random_hand_sizes(rng, rules, len(alive))
+    hands = [[] for _ in range(n)]
+    for seat, size in zip(alive, sizes):
+        hands[seat], deck = deck[:size], deck[size:]
+    if len(alive) < n or not deck or rng.random() < 0.3:
+        talon_size = 0
+    else:
+        talon_size = rng.randint(1, len(deck))
+    talon, discard = deck[:talon_size], deck[talon_size:]
+    if talon:
+        trump = rng.choice((None, suit_of(talon[-1])))
+    else:
+        trump = rng.choice(SUITS)
+    first = rng.choice([None, *alive])
+    return dict(hands=hands, talon=talon, discard=discard, trump=trump, first_attacker=first)
+
+
+def _random_hand_sizes(rng: random.Random, rules, count: int) -> list[int]:
+    budget = rules.deck_size
+    sizes = []
+    for left in range(count, 0, -1):
+        top = min(rules.hand_size + 3, budget - (left - 1))
+        size = rng.randint(1, max(1, top))
+        sizes.append(size)
+        budget -= size
+    return sizes
+
+
+def snapshot(game) -> dict:
+    """Everything comparable about a game at one moment (order-free where unspecified)."""
+    return dict(
+        legal=set(game.legal_moves()),
+        hands=[sorted_hand(h) for h in game.hands],
+        table=[tuple(pair) for pair in game.table],
+        talon=list(game.talon),
+        discard=sorted_hand(game.discard),
+        to_act=game.to_act,
+        attacker=game.attacker,
+        defender=game.defender,
+        over=game.over,
+    )
+
+
+def final_state(game) -> dict:
+    return dict(
+        durak=game.durak,
+        out_order=list(game.out_order),
+        rewards=[round(r, 9) for r in game.rewards],
+        history=[(int(s), m) for s, m in game.history],
+    )
+
+
+def random_move(game, rng: random.Random) -> str:
+    return rng.choice(sorted(game.legal_moves()))
+
+
+def play_out(game, rng: random.Random, bound: int = MOVE_BOUND) -> int:
+    """Play random moves to the end; returns the number of choices made."""
+    moves = 0
+    while not game.over:
+        assert moves < bound, "game did not terminate"
+        game.play(random_move(game, rng))
+        moves += 1
+    return moves
