@@ -2,7 +2,17 @@
 
 from .actions import ActionLayout, IllegalMoveError
 from .game import Game
+from .observation import ObsView, decode, observation_layout, observation_size
 from .rules import Rules
 
-__all__ = ["ActionLayout", "Game", "IllegalMoveError", "Rules"]
+__all__ = [
+    "ActionLayout",
+    "Game",
+    "IllegalMoveError",
+    "ObsView",
+    "Rules",
+    "decode",
+    "observation_layout",
+    "observation_size",
+]
 __version__ = "0.1.0"

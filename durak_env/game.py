@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import core
+from . import core, observation
 from .actions import ActionLayout, IllegalMoveError
 from .cards import (
     NUM_CARDS,
@@ -41,6 +41,7 @@ class Game:
         self._buf = np.zeros(self.layout.n, np.int64)
         self._log = np.zeros((_LOG_ROWS, 2), np.int32)
         self._n_legal = 0
+        self._obs_off = observation.obs_offsets(rules)
         self.history: list[tuple[int, str]] = []
         self.deal_record: dict | None = None
 
@@ -152,6 +153,16 @@ class Game:
         self._after(n, k)
 
     # ------------------------------------------------------------ views
+
+    def observe(self, seat: int) -> np.ndarray:
+        """What ``seat`` may see, as the environments' observation vector."""
+        if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not (
+            0 <= seat < self.rules.num_players
+        ):
+            raise ValueError(f"seat must be in 0..{self.rules.num_players - 1}, got {seat!r}")
+        out = np.zeros(observation.observation_size(self.rules), np.float32)
+        observation.encode(self._st, 0, self._prm, self._obs_off, int(seat), out)
+        return out
 
     @property
     def to_act(self) -> int | None:

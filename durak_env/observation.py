@@ -1,0 +1,245 @@
+"""What one seat may see (RULES.md section 7), as a flat float32 vector.
+
+The layout is one list of named pieces; offsets are computed from it, the docs
+table is generated from it (``layout_table``) and ``decode`` reads it back into
+named parts. Seats are rotated so that the observer is seat 0 (``rel = (seat -
+observer) mod n``). Card pieces are ``D``-long 0/1 vectors indexed by ``card id
+- lowest card id``; counts are divided by ``hand_size`` so that a full hand reads 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from . import core
+from .cards import SUIT_NAMES, cards_of, format_card
+from .core import ONE, ZERO, bit
+from .rules import Rules
+
+# Bump when the layout changes: checkpoints record it.
+LAYOUT_VERSION = 1
+
+
+def _pieces(rules: Rules) -> list[tuple[str, int, str]]:
+    d, n = rules.deck_size, rules.num_players
+    return [
+        ("hand", d, "own hand"),
+        ("attack_uncovered", d, "attack cards on the table not yet covered"),
+        ("attack_covered", d, "attack cards on the table already covered"),
+        ("covering", d, "covering cards on the table"),
+        ("discard", d, "discard pile"),
+        ("known", (n - 1) * d, "cards known to be in each other hand, seats 1..n-1"),
+        ("hand_size", n, "cards in each hand / hand_size"),
+        ("in_game", n, "1 while the seat is still in the game"),
+        ("talon_size", 1, "cards in the talon / hand_size"),
+        ("trump_suit", 4, "one-hot trump suit (S C D H)"),
+        ("trump_card", d, "the face-up trump card while it is in the talon"),
+        ("attacker", n, "one-hot main attacker"),
+        ("defender", n, "one-hot defender"),
+        ("to_act", n, "one-hot seat asked to act"),
+        ("opener", n, "one-hot seat that opened the round"),
+        ("phase", 2, "one-hot: attack volley, defence (zeros once over)"),
+        ("take", 1, "1 if the defender has declared take"),
+        ("n_attack", 1, "attack cards this round / hand_size"),
+        ("limit", 1, "attack limit in force / hand_size"),
+        ("passes", 1, "passes since the last card was added / hand_size"),
+        ("shown", n, "1 if the seat has shown a trump this round"),
+    ]
+
+
+@dataclass(frozen=True)
+class Piece:
+    name: str
+    size: int
+    offset: int
+    doc: str
+
+
+def observation_layout(rules: Rules) -> list[Piece]:
+    """The named pieces of the observation vector with their offsets."""
+    out, off = [], 0
+    for name, size, doc in _pieces(rules):
+        out.append(Piece(name, size, off, doc))
+        off += size
+    return out
+
+
+def observation_size(rules: Rules) -> int:
+    last = observation_layout(rules)[-1]
+    return last.offset + last.size
+
+
+def layout_table(rules: Rules) -> str:
+    """A Markdown table of the layout, for the docs."""
+    rows = ["| piece | offset | size | meaning |", "|---|---|---|---|"]
+    rows += [f"| `{p.name}` | {p.offset} | {p.size} | {p.doc} |" for p in observation_layout(rules)]
+    return "\n".join(rows)
+
+
+def obs_offsets(rules: Rules) -> np.ndarray:
+    """Offsets in piece order, for the kernel."""
+    return np.array([p.offset for p in observation_layout(rules)], np.int64)
+
+
+# Piece indices in the offsets array, in _pieces order.
+(O_HAND, O_UNCOV, O_COV, O_COVERING, O_DISCARD, O_KNOWN, O_HSIZE, O_INGAME, O_TALON,
+ O_TSUIT, O_TCARD, O_ATT, O_DEF, O_TOACT, O_OPENER, O_PHASE, O_TAKE, O_NATT, O_LIMIT,
+ O_PASSES, O_SHOWN) = range(21)
+
+
+@njit(cache=True, inline="always")
+def _put_cards(out, base, m, low):
+    while m:
+        c = core.low_card(m)
+        m &= m - ONE
+        out[base + c - low] = 1.0
+
+
+@njit(cache=True, inline="always")
+def _put_seat(out, base, seat, me, n):
+    if seat >= 0:
+        out[base + (seat - me) % n] = 1.0
+
+
+@njit(cache=True)
+def encode(st, g, prm, off, me, out):
+    """Write seat ``me``'s observation of game g into out (float32[obs_size])."""
+    n, low, d = prm[core.P_N], prm[core.P_LOW], prm[core.P_DECK]
+    scale = 1.0 / prm[core.P_HAND]
+    out[:] = 0.0
+    _put_cards(out, off[O_HAND], st.hands[g, me], low)
+    uncov, cov, covering = ZERO, ZERO, ZERO
+    for i in range(st.n_attack[g]):
+        if st.cover[g, i] < 0:
+            uncov |= bit(st.attack[g, i])
+        else:
+            cov |= bit(st.attack[g, i])
+            covering |= bit(st.cover[g, i])
+    _put_cards(out, off[O_UNCOV], uncov, low)
+    _put_cards(out, off[O_COV], cov, low)
+    _put_cards(out, off[O_COVERING], covering, low)
+    _put_cards(out, off[O_DISCARD], st.discard[g], low)
+    for r in range(1, n):
+        p = (me + r) % n
+        _put_cards(out, off[O_KNOWN] + (r - 1) * d, st.known[g, p], low)
+        out[off[O_HSIZE] + r] = core.popcount(st.hands[g, p]) * scale
+        out[off[O_INGAME] + r] = st.in_game[g, p]
+        out[off[O_SHOWN] + r] = st.shown[g, p]
+    out[off[O_HSIZE]] = core.popcount(st.hands[g, me]) * scale
+    out[off[O_INGAME]] = st.in_game[g, me]
+    out[off[O_SHOWN]] = st.shown[g, me]
+    left = st.talon_end[g] - st.talon_top[g]
+    out[off[O_TALON]] = left * scale
+    out[off[O_TSUIT] + st.trump[g]] = 1.0
+    if left > 0 and st.trump_card[g] >= 0:
+        out[off[O_TCARD] + st.trump_card[g] - low] = 1.0
+    if st.phase[g] != core.OVER:
+        _put_seat(out, off[O_ATT], st.attacker[g], me, n)
+        _put_seat(out, off[O_DEF], st.defender[g], me, n)
+        _put_seat(out, off[O_TOACT], st.to_act[g], me, n)
+        _put_seat(out, off[O_OPENER], st.opener[g], me, n)
+        out[off[O_PHASE] + st.phase[g]] = 1.0
+    out[off[O_TAKE]] = st.take[g]
+    out[off[O_NATT]] = st.n_attack[g] * scale
+    out[off[O_LIMIT]] = st.limit[g] * scale
+    out[off[O_PASSES]] = st.passes[g] * scale
+
+
+@njit(cache=True)
+def fill_mask(buf, n_legal, mask):
+    mask[:] = 0
+    for i in range(n_legal):
+        mask[buf[i]] = 1
+
+
+@dataclass
+class ObsView:
+    """An observation read back into named parts (seats relative to the observer).
+
+    Card sets are Python ``int`` bit masks in the layout of ``cards.py``; seat
+    fields are relative seats (0 is the observer) or -1.
+    """
+
+    hand: int
+    attack_uncovered: int
+    attack_covered: int
+    covering: int
+    discard: int
+    known: list[int]  # known[r] for relative seat r; known[0] == 0
+    hand_size: list[int]
+    in_game: list[bool]
+    talon_size: int
+    trump: int
+    trump_card: int  # -1 when no face-up card is in the talon
+    attacker: int
+    defender: int
+    to_act: int
+    opener: int
+    phase: int  # core.ATTACK, core.DEFEND or core.OVER
+    take: bool
+    n_attack: int
+    limit: int
+    passes: int
+    shown: list[bool]
+
+    @property
+    def table(self) -> int:
+        return self.attack_uncovered | self.attack_covered | self.covering
+
+    def describe(self) -> str:
+        def cs(m):
+            return " ".join(format_card(c) for c in cards_of(m)) or "-"
+
+        return (
+            f"hand {cs(self.hand)} | uncovered {cs(self.attack_uncovered)} | "
+            f"trump {SUIT_NAMES[self.trump]} | talon {self.talon_size}"
+        )
+
+
+def decode(obs: np.ndarray, rules: Rules) -> ObsView:
+    """Turn an observation vector back into named parts."""
+    obs = np.asarray(obs)
+    size = observation_size(rules)
+    if obs.shape != (size,):
+        raise ValueError(f"observation must have shape ({size},) for {rules}, got {obs.shape}")
+    pieces = {p.name: obs[p.offset : p.offset + p.size] for p in observation_layout(rules)}
+    n, d, h, low = rules.num_players, rules.deck_size, rules.hand_size, rules.low_card
+
+    def mask(v):
+        return sum(1 << (low + int(i)) for i in np.flatnonzero(v > 0.5))
+
+    def seat(v):
+        nz = np.flatnonzero(v > 0.5)
+        return int(nz[0]) if len(nz) else -1
+
+    def count(v):
+        return int(round(float(v) * h))
+
+    phase = seat(pieces["phase"])
+    tcard = mask(pieces["trump_card"])
+    return ObsView(
+        hand=mask(pieces["hand"]),
+        attack_uncovered=mask(pieces["attack_uncovered"]),
+        attack_covered=mask(pieces["attack_covered"]),
+        covering=mask(pieces["covering"]),
+        discard=mask(pieces["discard"]),
+        known=[0] + [mask(pieces["known"][r * d : (r + 1) * d]) for r in range(n - 1)],
+        hand_size=[count(x) for x in pieces["hand_size"]],
+        in_game=[bool(x > 0.5) for x in pieces["in_game"]],
+        talon_size=count(pieces["talon_size"][0]),
+        trump=seat(pieces["trump_suit"]),
+        trump_card=tcard.bit_length() - 1 if tcard else -1,
+        attacker=seat(pieces["attacker"]),
+        defender=seat(pieces["defender"]),
+        to_act=seat(pieces["to_act"]),
+        opener=seat(pieces["opener"]),
+        phase=core.OVER if phase < 0 else phase,
+        take=bool(pieces["take"][0] > 0.5),
+        n_attack=count(pieces["n_attack"][0]),
+        limit=count(pieces["limit"][0]),
+        passes=count(pieces["passes"][0]),
+        shown=[bool(x > 0.5) for x in pieces["shown"]],
+    )
