@@ -37,7 +37,7 @@ class Game:
         self.rules = rules
         self.layout = ActionLayout.of(rules)
         self._prm = core.kernel_params(rules)
-        self._st = core.new_state(1, rules.num_players)
+        self._st = core.new_state(1)
         self._buf = np.zeros(self.layout.n, np.int64)
         self._log = np.zeros((_LOG_ROWS, 2), np.int32)
         self._n_legal = 0
@@ -56,7 +56,7 @@ class Game:
         if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
             raise ValueError(f"seed must be an int or None, got {seed!r}")
         core.seed_games(game._st, np.array([int(seed) % (1 << 64)], np.uint64))
-        core.deal_random(game._st, 0, game._prm)
+        core.deal_random_at(game._st, 0, game._prm)
         game._record_deal()
         game._settle()
         return game
@@ -81,7 +81,7 @@ class Game:
         d = _check_deal(rules, hands, talon, discard, trump, first_attacker)
         talon_arr = np.full(NUM_CARDS, -1, np.int8)
         talon_arr[: len(d["talon"])] = d["talon"]
-        core.deal(
+        core.deal_at(
             game._st, 0, game._prm, np.array(d["hands"], np.uint64), talon_arr,
             len(d["talon"]), np.uint64(d["discard"]), d["trump"], d["trump_card"],
             -1 if first_attacker is None else first_attacker,
@@ -100,7 +100,7 @@ class Game:
         }
 
     def _settle(self):
-        n, k = core.play_forced(self._st, 0, self._prm, self._buf, self._log)
+        n, k = core.play_forced_at(self._st, 0, self._prm, self._buf, self._log)
         self._after(n, k)
 
     def _after(self, n_legal, n_forced):
@@ -148,7 +148,7 @@ class Game:
                 f"legal moves: {', '.join(self.legal_moves())}"
             )
         seat = self.to_act
-        n, k = core.step(self._st, 0, self._prm, action, self._buf, self._log)
+        n, k = core.step_at(self._st, 0, self._prm, action, self._buf, self._log)
         self.history.append((seat, self.layout.decode(action)))
         self._after(n, k)
 
@@ -161,64 +161,64 @@ class Game:
         ):
             raise ValueError(f"seat must be in 0..{self.rules.num_players - 1}, got {seat!r}")
         out = np.zeros(observation.observation_size(self.rules), np.float32)
-        observation.encode(self._st, 0, self._prm, self._obs_off, int(seat), out)
+        observation.encode_at(self._st, 0, self._prm, self._obs_off, int(seat), out)
         return out
 
     @property
     def to_act(self) -> int | None:
-        return None if self.over else int(self._st.to_act[0])
+        return None if self.over else int(self._st[0]["to_act"])
 
     @property
     def over(self) -> bool:
-        return int(self._st.phase[0]) == core.OVER
+        return int(self._st[0]["phase"]) == core.OVER
 
     @property
     def hands(self) -> list[list[str]]:
-        return [format_mask(m) for m in self._st.hands[0]]
+        return [format_mask(m) for m in self._st[0]["hands"][: self.rules.num_players]]
 
     @property
     def table(self) -> list[tuple[str, str | None]]:
-        st = self._st
+        r = self._st[0]
         out = []
-        for i in range(int(st.n_attack[0])):
-            cover = int(st.cover[0, i])
-            out.append((format_card(int(st.attack[0, i])), format_card(cover) if cover >= 0 else None))
+        for i in range(int(r["n_attack"])):
+            cover = int(r["cover"][i])
+            out.append((format_card(int(r["attack"][i])), format_card(cover) if cover >= 0 else None))
         return out
 
     @property
     def talon(self) -> list[str]:
-        st = self._st
-        return [format_card(int(c)) for c in st.talon[0, st.talon_top[0] : st.talon_end[0]]]
+        r = self._st[0]
+        return [format_card(int(c)) for c in r["talon"][r["talon_top"] : r["talon_end"]]]
 
     @property
     def discard(self) -> list[str]:
-        return format_mask(self._st.discard[0])
+        return format_mask(self._st[0]["discard"])
 
     @property
     def trump_suit(self) -> str:
-        return SUIT_NAMES[int(self._st.trump[0])]
+        return SUIT_NAMES[int(self._st[0]["trump"])]
 
     @property
     def attacker(self) -> int | None:
-        return None if self.over else int(self._st.attacker[0])
+        return None if self.over else int(self._st[0]["attacker"])
 
     @property
     def defender(self) -> int | None:
-        return None if self.over else int(self._st.defender[0])
+        return None if self.over else int(self._st[0]["defender"])
 
     @property
     def durak(self) -> int | None:
-        d = int(self._st.durak[0])
+        d = int(self._st[0]["durak"])
         return d if self.over and d >= 0 else None
 
     @property
     def out_order(self) -> list[int]:
-        return [int(p) for p in self._st.out_order[0, : self._st.n_out[0]]]
+        return [int(p) for p in self._st[0]["out_order"][: self._st[0]["n_out"]]]
 
     @property
     def rewards(self) -> list[float]:
         out = np.zeros(self.rules.num_players, np.float64)
-        core.rewards(self._st, 0, self._prm, out)
+        core.rewards_at(self._st, 0, self._prm, out)
         return out.tolist()
 
     def __repr__(self) -> str:

@@ -105,47 +105,52 @@ def _put_seat(out, base, seat, me, n):
 
 
 @njit(cache=True)
-def encode(st, g, prm, off, me, out):
-    """Write seat ``me``'s observation of game g into out (float32[obs_size])."""
+def encode(r, prm, off, me, out):
+    """Write seat ``me``'s observation of game record r into out (float32[obs_size])."""
     n, low, d = prm[core.P_N], prm[core.P_LOW], prm[core.P_DECK]
     scale = 1.0 / prm[core.P_HAND]
     out[:] = 0.0
-    _put_cards(out, off[O_HAND], st.hands[g, me], low)
+    _put_cards(out, off[O_HAND], r.hands[me], low)
     uncov, cov, covering = ZERO, ZERO, ZERO
-    for i in range(st.n_attack[g]):
-        if st.cover[g, i] < 0:
-            uncov |= bit(st.attack[g, i])
+    for i in range(r.n_attack):
+        if r.cover[i] < 0:
+            uncov |= bit(r.attack[i])
         else:
-            cov |= bit(st.attack[g, i])
-            covering |= bit(st.cover[g, i])
+            cov |= bit(r.attack[i])
+            covering |= bit(r.cover[i])
     _put_cards(out, off[O_UNCOV], uncov, low)
     _put_cards(out, off[O_COV], cov, low)
     _put_cards(out, off[O_COVERING], covering, low)
-    _put_cards(out, off[O_DISCARD], st.discard[g], low)
-    for r in range(1, n):
-        p = (me + r) % n
-        _put_cards(out, off[O_KNOWN] + (r - 1) * d, st.known[g, p], low)
-        out[off[O_HSIZE] + r] = core.popcount(st.hands[g, p]) * scale
-        out[off[O_INGAME] + r] = st.in_game[g, p]
-        out[off[O_SHOWN] + r] = st.shown[g, p]
-    out[off[O_HSIZE]] = core.popcount(st.hands[g, me]) * scale
-    out[off[O_INGAME]] = st.in_game[g, me]
-    out[off[O_SHOWN]] = st.shown[g, me]
-    left = st.talon_end[g] - st.talon_top[g]
+    _put_cards(out, off[O_DISCARD], r.discard, low)
+    for rel in range(1, n):
+        p = (me + rel) % n
+        _put_cards(out, off[O_KNOWN] + (rel - 1) * d, r.known[p], low)
+        out[off[O_HSIZE] + rel] = core.popcount(r.hands[p]) * scale
+        out[off[O_INGAME] + rel] = r.in_game[p]
+        out[off[O_SHOWN] + rel] = r.shown[p]
+    out[off[O_HSIZE]] = core.popcount(r.hands[me]) * scale
+    out[off[O_INGAME]] = r.in_game[me]
+    out[off[O_SHOWN]] = r.shown[me]
+    left = r.talon_end - r.talon_top
     out[off[O_TALON]] = left * scale
-    out[off[O_TSUIT] + st.trump[g]] = 1.0
-    if left > 0 and st.trump_card[g] >= 0:
-        out[off[O_TCARD] + st.trump_card[g] - low] = 1.0
-    if st.phase[g] != core.OVER:
-        _put_seat(out, off[O_ATT], st.attacker[g], me, n)
-        _put_seat(out, off[O_DEF], st.defender[g], me, n)
-        _put_seat(out, off[O_TOACT], st.to_act[g], me, n)
-        _put_seat(out, off[O_OPENER], st.opener[g], me, n)
-        out[off[O_PHASE] + st.phase[g]] = 1.0
-    out[off[O_TAKE]] = st.take[g]
-    out[off[O_NATT]] = st.n_attack[g] * scale
-    out[off[O_LIMIT]] = st.limit[g] * scale
-    out[off[O_PASSES]] = st.passes[g] * scale
+    out[off[O_TSUIT] + r.trump] = 1.0
+    if left > 0 and r.trump_card >= 0:
+        out[off[O_TCARD] + r.trump_card - low] = 1.0
+    if r.phase != core.OVER:
+        _put_seat(out, off[O_ATT], r.attacker, me, n)
+        _put_seat(out, off[O_DEF], r.defender, me, n)
+        _put_seat(out, off[O_TOACT], r.to_act, me, n)
+        _put_seat(out, off[O_OPENER], r.opener, me, n)
+        out[off[O_PHASE] + r.phase] = 1.0
+    out[off[O_TAKE]] = r.take
+    out[off[O_NATT]] = r.n_attack * scale
+    out[off[O_LIMIT]] = r.limit * scale
+    out[off[O_PASSES]] = r.passes * scale
+
+
+@njit(cache=True)
+def encode_at(st, g, prm, off, me, out):
+    encode(st[g], prm, off, me, out)
 
 
 @njit(cache=True)

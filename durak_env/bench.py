@@ -1,0 +1,210 @@
+"""Throughput benchmark: ``python -m durak_env.bench [--json] [--seconds S]``.
+
+Random legal play inside numba (every decision drawn uniformly from the legal
+actions), for 2-player podkidnoy (36 cards), 4-player podkidnoy and 2-player
+perevodnoy; compile and start-up times measured in fresh subprocesses; the
+tests' plain-Python reference on the same work, for the ratio. Environment
+figures (AEC env, VectorEnv) come from ``durak_env.bench_env`` when present.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from . import core
+from .rules import Rules
+
+CONFIGS = {
+    "2p_podkidnoy": Rules(num_players=2),
+    "4p_podkidnoy": Rules(num_players=4),
+    "2p_perevodnoy": Rules(num_players=2, variant="perevodnoy"),
+}
+
+
+@njit(cache=True)
+def play_games_serial(st, prm, games, buf, log):
+    """Play ``games`` random games one after another in slot 0; return decisions."""
+    total = 0
+    r = st[0]
+    for _ in range(games):
+        total += core.random_game(r, prm, buf, log)
+    return total
+
+
+@njit(cache=True, parallel=True)
+def play_games_parallel(st, prm, games_per_slot, bufs, logs):
+    """Each batch slot plays ``games_per_slot`` random games; slots run in parallel."""
+    slots = st.shape[0]
+    totals = np.zeros(slots, np.int64)
+    for g in prange(slots):
+        t = 0
+        for _ in range(games_per_slot):
+            t += core.random_game(st[g], prm, bufs[g], logs[g])
+        totals[g] = t
+    return totals.sum()
+
+
+def _timed(fn, seconds):
+    """Call fn(k) with growing k until it runs at least `seconds`; return (k, result, s)."""
+    k = 64
+    while True:
+        t0 = time.perf_counter()
+        res = fn(k)
+        dt = time.perf_counter() - t0
+        if dt >= seconds:
+            return k, res, dt
+        k = int(k * max(2.0, 1.2 * seconds / max(dt, 1e-3)))
+
+
+def bench_core(rules: Rules, seconds: float = 2.0, threads: int | None = None) -> dict:
+    prm = core.kernel_params(rules)
+    buf = np.zeros(int(prm[core.A_N]), np.int64)
+    log = np.zeros((0, 2), np.int32)
+    st = core.new_state(1)
+    core.seed_games(st, np.array([1], np.uint64))
+    play_games_serial(st, prm, 2, buf, log)  # warm
+    games, decisions, dt = _timed(lambda k: play_games_serial(st, prm, k, buf, log), seconds)
+    out = {
+        "games_per_s_1thread": games / dt,
+        "decisions_per_s_1thread": decisions / dt,
+        "decisions_per_game": decisions / games,
+    }
+    threads = threads or numba.config.NUMBA_NUM_THREADS
+    slots = threads * 8
+    stp = core.new_state(slots)
+    core.seed_games(stp, np.arange(1, slots + 1, dtype=np.uint64))
+    bufs = np.zeros((slots, buf.shape[0]), np.int64)
+    logs = np.zeros((slots, 0, 2), np.int32)
+    play_games_parallel(stp, prm, 1, bufs, logs)
+    per_slot, _, dt = _timed(lambda k: play_games_parallel(stp, prm, k, bufs, logs), seconds)
+    out["games_per_s_all_threads"] = per_slot * slots / dt
+    out["threads"] = threads
+    return out
+
+
+def bench_reference(rules: Rules, seconds: float = 2.0) -> dict | None:
+    """Random games by the tests' plain-Python reference, if the tests are present."""
+    tests = Path(__file__).resolve().parent.parent / "tests"
+    if not (tests / "reference.py").exists():
+        return None
+    sys.path.insert(0, str(tests))
+    try:
+        from reference import RefGame  # noqa: PLC0415
+    finally:
+        sys.path.pop(0)
+    import random
+
+    rng = random.Random(0)
+    from .game import Game
+
+    games = decisions = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        start = Game.new(rules, seed=rng.randrange(1 << 30)).deal_record
+        ref = RefGame.from_deal(rules, start["hands"], start["talon"], trump=start["trump"])
+        while not ref.over:
+            ref.play(rng.choice(ref.legal_moves()))
+            decisions += 1
+        games += 1
+    dt = time.perf_counter() - t0
+    return {"games_per_s": games / dt, "decisions_per_s": decisions / dt}
+
+
+_STARTUP = (
+    "import time; t=time.perf_counter(); import numpy as np; from durak_env import core, bench;"
+    "r=bench.CONFIGS['2p_podkidnoy']; p=core.kernel_params(r); s=core.new_state(1);"
+    "core.seed_games(s, np.array([1],np.uint64));"
+    "bench.play_games_serial(s,p,1,np.zeros(int(p[core.A_N]),np.int64),np.zeros((0,2),np.int32));"
+    "print(time.perf_counter()-t)"
+)
+
+
+def bench_startup() -> dict:
+    """Import plus first game, in fresh interpreters: with an empty and with a warm cache."""
+
+    def run(env):
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", _STARTUP], env=env, check=True, capture_output=True)
+        return time.perf_counter() - t0
+
+    with tempfile.TemporaryDirectory() as cold_dir:
+        cold = run(os.environ | {"NUMBA_CACHE_DIR": cold_dir})
+    run(dict(os.environ))  # make sure the normal cache is warm
+    warm = run(dict(os.environ))
+    return {"compile_s_cold": cold, "import_and_first_game_s_cached": warm}
+
+
+def run_all(seconds: float, with_env: bool, with_ref: bool) -> dict:
+    result: dict = {"machine": {"cpus": os.cpu_count(), "numba_threads": numba.config.NUMBA_NUM_THREADS}}
+    for name, rules in CONFIGS.items():
+        result[name] = bench_core(rules, seconds)
+        if with_ref and name == "2p_podkidnoy":
+            ref = bench_reference(rules, seconds)
+            if ref:
+                result[name]["reference_games_per_s"] = ref["games_per_s"]
+                result[name]["speedup_vs_reference"] = (
+                    result[name]["games_per_s_1thread"] / ref["games_per_s"]
+                )
+    result.update(bench_startup())
+    # The headline keys for the default configuration, at the top level too.
+    for key in ("games_per_s_1thread", "decisions_per_s_1thread", "games_per_s_all_threads"):
+        result[key] = result["2p_podkidnoy"][key]
+    if with_env:
+        try:
+            from . import bench_env
+        except ImportError:
+            bench_env = None
+        if bench_env is not None:
+            result["env"] = bench_env.run_all(seconds)
+    return result
+
+
+def print_table(res: dict) -> None:
+    print(f"{'configuration':<16}{'games/s 1T':>14}{'decisions/s 1T':>16}{'games/s all T':>16}")
+    for name in CONFIGS:
+        r = res[name]
+        print(
+            f"{name:<16}{r['games_per_s_1thread']:>14,.0f}{r['decisions_per_s_1thread']:>16,.0f}"
+            f"{r['games_per_s_all_threads']:>16,.0f}"
+        )
+    ref = res["2p_podkidnoy"].get("reference_games_per_s")
+    if ref:
+        print(
+            f"plain-Python reference (tests/reference.py): {ref:,.1f} games/s; "
+            f"core is {res['2p_podkidnoy']['speedup_vs_reference']:,.0f}x faster"
+        )
+    print(f"cold compile (empty numba cache): {res['compile_s_cold']:.1f} s")
+    print(f"import + first game (warm cache): {res['import_and_first_game_s_cached']:.2f} s")
+    if "env" in res:
+        from . import bench_env
+
+        bench_env.print_table(res["env"])
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m durak_env.bench", description=__doc__)
+    ap.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    ap.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
+    ap.add_argument("--no-env", action="store_true", help="skip the environment benchmarks")
+    ap.add_argument("--no-reference", action="store_true", help="skip the reference timing")
+    args = ap.parse_args(argv)
+    res = run_all(args.seconds, not args.no_env, not args.no_reference)
+    if args.json:
+        print(json.dumps(res, indent=2))
+    else:
+        print_table(res)
+
+
+if __name__ == "__main__":
+    main()
