@@ -15,6 +15,52 @@ WORKED_EXAMPLE_HANDS = [
 WORKED_EXAMPLE_TALON = (
     "10C QC AC 8D 9D KD AD 7H 9H JH AH 6S 8S 10S JS QS KS AS".split()
 )
+# (asked seat, legal moves, chosen move); chosen None marks a forced move (not asked).
+WORKED_EXAMPLE_ROWS = [
+    (0, {"play 7S", "play 7C", "play 7D", "play 8H", "play 9C", "play JD"}, "play 7C"),
+    (0, {"play 7S", "play 7D", "pass"}, "pass"),
+    (2, {"pass"}, None),
+    (1, {"beat 7C KC", "beat 7C 8C", "beat 7C 9S", "take"}, "beat 7C KC"),
+    (0, {"play 7S", "play 7D", "pass"}, "play 7D"),
+    (0, {"play 7S", "pass"}, "pass"),
+    (2, {"play KH", "pass"}, "play KH"),
+    (2, {"pass"}, None),
+    (0, {"play 7S", "pass"}, "pass"),
+    (1, {"beat 7D 10D", "beat 7D QD", "beat 7D 9S", "beat KH 9S", "take"}, "beat 7D 10D"),
+    (1, {"beat KH 9S", "take"}, "beat KH 9S"),
+    (0, {"play 7S", "play 9C", "pass"}, "pass"),
+    (2, {"play 10H", "pass"}, "pass"),
+]
+
+
+def replay_worked_example(game) -> None:
+    """Play RULES.md section 8 row by row, asserting every asked row's legal moves."""
+    expected_history = []
+    for seat, legal, chosen in WORKED_EXAMPLE_ROWS:
+        if chosen is None:
+            (forced,) = legal
+            expected_history.append((seat, forced))
+            continue
+        assert [tuple(h) for h in game.history] == expected_history
+        assert game.to_act == seat
+        assert set(game.legal_moves()) == legal
+        game.play(chosen)
+        expected_history.append((seat, chosen))
+    assert [tuple(h) for h in game.history] == expected_history
+
+
+def check_worked_example_end(game) -> None:
+    """After the bito: draws 0:2, 2:1, 1:3 in that order; seat 1 attacks seat 2."""
+    assert game.table == []
+    assert sorted_hand(game.discard) == sorted_hand("7C KC 7D 10D KH 9S".split())
+    # Seat 0 drew 10C QC, then seat 2 drew AC, then seat 1 drew 8D 9D KD.
+    assert sorted_hand(game.hands[0]) == sorted_hand("7S 8H 9C JD 10C QC".split())
+    assert sorted_hand(game.hands[2]) == sorted_hand("6C 6D 10H JC QH AC".split())
+    assert sorted_hand(game.hands[1]) == sorted_hand("6H 8C QD 8D 9D KD".split())
+    assert game.talon == WORKED_EXAMPLE_TALON[6:]
+    assert (game.attacker, game.defender, game.to_act) == (1, 2, 1)
+    assert set(game.legal_moves()) == {f"play {c}" for c in game.hands[1]}
+    assert not game.over
 
 MAX_PLAYERS = {24: 4, 36: 6, 52: 8}
 VARIANTS = ("prostoy", "podkidnoy", "perevodnoy")

@@ -54,8 +54,12 @@ def parse_card(text: str) -> str:
     return rank + suit
 
 
+_RANK_INDEX = {rank: i for i, rank in enumerate(RANKS)}
+_CARD_KEY = {rank + suit: (i, j) for rank, i in _RANK_INDEX.items() for j, suit in enumerate(SUITS)}
+
+
 def rank_of(card: str) -> int:
-    return RANKS.index(card[:-1])
+    return _RANK_INDEX[card[:-1]]
 
 
 def suit_of(card: str) -> str:
@@ -63,7 +67,8 @@ def suit_of(card: str) -> str:
 
 
 def card_key(card: str) -> tuple[int, int]:
-    return rank_of(card), SUITS.index(suit_of(card))
+    """Sort key: rank, then suit in the order S C D H."""
+    return _CARD_KEY[card]
 
 
 def beats(cover: str, attack: str, trump: str) -> bool:
@@ -125,8 +130,9 @@ class RefGame:
         self._discard: list[str] = list(discard)
         self.trump_suit: str = trump
         self._in_game = [bool(h) for h in self._hands]
-        # Players already out in a from_deal position left "before": ascending seats.
-        self.out_order: list[int] = [s for s in range(self.n) if not self._in_game[s]]
+        # Only departures during this game are recorded; players already out in a
+        # from_deal position left at an unknown time (RULES.md does not order them).
+        self.out_order: list[int] = []
         self.history: list[tuple[int, str]] = []
         self.over = False
         self.durak: Optional[int] = None
