@@ -167,6 +167,8 @@ def hand_size(r, p):
 
 @njit(cache=True)
 def set_throwers(r, prm):
+    """Priority order: the main attacker, then clockwise from the player after the
+    defender (``neighbors``: only that player, unless he is the main attacker)."""
     n = prm[P_N]
     a, d = r.attacker, r.defender
     r.throwers[0] = a
@@ -177,8 +179,8 @@ def set_throwers(r, prm):
             if q != a:
                 r.throwers[k] = q
                 k += 1
-                if prm[P_NEIGHBORS]:
-                    break
+            if prm[P_NEIGHBORS]:
+                break
             q = next_in_game(r, q, n)
     r.n_throwers = k
 

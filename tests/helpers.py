@@ -12,9 +12,26 @@ WORKED_EXAMPLE_HANDS = [
     ["KC", "10D", "9S", "6H", "8C", "QD"],
     ["KH", "6C", "6D", "10H", "JC", "QH"],
 ]
-WORKED_EXAMPLE_TALON = (
-    "10C QC AC 8D 9D KD AD 7H 9H JH AH 6S 8S 10S JS QS KS AS".split()
-)
+WORKED_EXAMPLE_TALON = [
+    "10C",
+    "QC",
+    "AC",
+    "8D",
+    "9D",
+    "KD",
+    "AD",
+    "7H",
+    "9H",
+    "JH",
+    "AH",
+    "6S",
+    "8S",
+    "10S",
+    "JS",
+    "QS",
+    "KS",
+    "AS",
+]
 # (asked seat, legal moves, chosen move); chosen None marks a forced move (not asked).
 WORKED_EXAMPLE_ROWS = [
     (0, {"play 7S", "play 7C", "play 7D", "play 8H", "play 9C", "play JD"}, "play 7C"),
@@ -52,15 +69,16 @@ def replay_worked_example(game) -> None:
 def check_worked_example_end(game) -> None:
     """After the bito: draws 0:2, 2:1, 1:3 in that order; seat 1 attacks seat 2."""
     assert game.table == []
-    assert sorted_hand(game.discard) == sorted_hand("7C KC 7D 10D KH 9S".split())
+    assert sorted_hand(game.discard) == sorted_hand(["7C", "KC", "7D", "10D", "KH", "9S"])
     # Seat 0 drew 10C QC, then seat 2 drew AC, then seat 1 drew 8D 9D KD.
-    assert sorted_hand(game.hands[0]) == sorted_hand("7S 8H 9C JD 10C QC".split())
-    assert sorted_hand(game.hands[2]) == sorted_hand("6C 6D 10H JC QH AC".split())
-    assert sorted_hand(game.hands[1]) == sorted_hand("6H 8C QD 8D 9D KD".split())
+    assert sorted_hand(game.hands[0]) == sorted_hand(["7S", "8H", "9C", "JD", "10C", "QC"])
+    assert sorted_hand(game.hands[2]) == sorted_hand(["6C", "6D", "10H", "JC", "QH", "AC"])
+    assert sorted_hand(game.hands[1]) == sorted_hand(["6H", "8C", "QD", "8D", "9D", "KD"])
     assert game.talon == WORKED_EXAMPLE_TALON[6:]
     assert (game.attacker, game.defender, game.to_act) == (1, 2, 1)
     assert set(game.legal_moves()) == {f"play {c}" for c in game.hands[1]}
     assert not game.over
+
 
 MAX_PLAYERS = {24: 4, 36: 6, 52: 8}
 VARIANTS = ("prostoy", "podkidnoy", "perevodnoy")
@@ -124,19 +142,31 @@ def random_position(rng: random.Random, rules) -> dict:
         alive = list(range(n))
     sizes = _random_hand_sizes(rng, rules, len(alive))
     hands = [[] for _ in range(n)]
-    for seat, size in zip(alive, sizes):
+    for seat, size in zip(alive, sizes, strict=False):
         hands[seat], deck = deck[:size], deck[size:]
     if len(alive) < n or not deck or rng.random() < 0.3:
         talon_size = 0
     else:
         talon_size = rng.randint(1, len(deck))
     talon, discard = deck[:talon_size], deck[talon_size:]
-    if talon:
-        trump = rng.choice((None, suit_of(talon[-1])))
-    else:
-        trump = rng.choice(SUITS)
+    trump = rng.choice((None, suit_of(talon[-1]))) if talon else rng.choice(SUITS)
     first = rng.choice([None, *alive])
     return dict(hands=hands, talon=talon, discard=discard, trump=trump, first_attacker=first)
+
+
+def tight_endgame(rng: random.Random, rules) -> dict:
+    """Empty talon and one to three cards per hand: players empty their hands
+    mid-round, transfers skip them, leaving and draws happen often."""
+    deck = make_deck(rules.deck_size)
+    rng.shuffle(deck)
+    n = rules.num_players
+    alive = sorted(rng.sample(range(n), rng.randint(2, n)))
+    hands = [[] for _ in range(n)]
+    for seat in alive:
+        size = rng.randint(1, 3)
+        hands[seat], deck = deck[:size], deck[size:]
+    first = rng.choice([None, *alive])
+    return dict(hands=hands, talon=[], discard=deck, trump=rng.choice(SUITS), first_attacker=first)
 
 
 def _random_hand_sizes(rng: random.Random, rules, count: int) -> list[int]:
@@ -174,8 +204,15 @@ def final_state(game) -> dict:
     )
 
 
-def random_move(game, rng: random.Random) -> str:
-    return rng.choice(sorted(game.legal_moves()))
+def random_move(game, rng: random.Random, eager: bool = False) -> str:
+    """Uniform over the sorted legal moves; ``eager`` mostly avoids pass and take,
+    which makes long rounds (limits, transfer chains) far more frequent."""
+    moves = sorted(game.legal_moves())
+    if eager:
+        active = [m for m in moves if m not in ("pass", "take")]
+        if active and rng.random() < 0.85:
+            return rng.choice(active)
+    return rng.choice(moves)
 
 
 def play_out(game, rng: random.Random, bound: int = MOVE_BOUND) -> int:

@@ -4,20 +4,26 @@ It exists only to check the numba core (differential tests) and is written from 
 rule book alone, never from ``durak_env``. It is slow on purpose: every decision is a
 small function named after the rule it implements.
 
-Interpretation choices shared with the engine (see tests/README-like notes in the
-module docstrings of the test files):
+Readings of RULES.md shared with the engine:
 
-* transfer target: next seat clockwise after the defender that is in the game and
-  holds at least one card;
-* the attack limit of a round is fixed when the round starts;
-* throwers: main attacker, then clockwise from the player after the defender;
-* a volley ends after ``len(throwers)`` consecutive passes since the last card.
+* transfer/show target: the next seat clockwise after the defender that is still in
+  the game and holds at least one card;
+* the attack limit of a round is fixed when the round starts (first_round_max_attack
+  while the discard pile is empty), and also bounds transfers;
+* throwers: the main attacker, then clockwise from the player after the defender;
+  with ``throw_in="neighbors"`` only the main attacker and the player after the
+  defender (just the main attacker when that player is the main attacker);
+* a volley ends after ``len(throwers)`` consecutive passes since the last card;
+* drawing: every player still in the game, clockwise from the opener (from the
+  player after him when he became the final defender), the final defender last;
+* ``out_order`` records departures during this game only, not players whose hands
+  were already empty in a ``from_deal`` position.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, Optional
 
 RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
 SUITS = "SCDH"
@@ -110,7 +116,7 @@ class RefRules:
     variant: str = "podkidnoy"
     throw_in: str = "all"
     max_attack: int = 6
-    first_round_max_attack: Optional[int] = None
+    first_round_max_attack: int | None = None
     transfer_show_trump: bool = False
 
 
@@ -135,7 +141,7 @@ class RefGame:
         self.out_order: list[int] = []
         self.history: list[tuple[int, str]] = []
         self.over = False
-        self.durak: Optional[int] = None
+        self.durak: int | None = None
         self.rewards = [0.0] * self.n
         self._table: list[list] = []
         if first_attacker is None:
@@ -204,7 +210,7 @@ class RefGame:
         return [sorted(h, key=card_key) for h in self._hands]
 
     @property
-    def table(self) -> list[tuple[str, Optional[str]]]:
+    def table(self) -> list[tuple[str, str | None]]:
         return [(a, c) for a, c in self._table]
 
     @property
@@ -216,7 +222,7 @@ class RefGame:
         return list(self._discard)
 
     @property
-    def to_act(self) -> Optional[int]:
+    def to_act(self) -> int | None:
         if self.over:
             return None
         if self._phase == "volley":
@@ -271,7 +277,7 @@ class RefGame:
                 order.append(seat)
         return order
 
-    def _transfer_target(self) -> Optional[int]:
+    def _transfer_target(self) -> int | None:
         for step in range(1, self.n):
             seat = (self.defender + step) % self.n
             if self._in_game[seat] and self._hands[seat]:
@@ -333,10 +339,7 @@ class RefGame:
     def _beat_moves(self) -> list[str]:
         hand = sorted(self._hands[self.defender], key=card_key)
         return [
-            f"beat {a} {b}"
-            for a in self._uncovered()
-            for b in hand
-            if beats(b, a, self.trump_suit)
+            f"beat {a} {b}" for a in self._uncovered() for b in hand if beats(b, a, self.trump_suit)
         ]
 
     def _transfer_moves(self) -> list[str]:
@@ -485,7 +488,7 @@ class RefGame:
                 self._in_game[seat] = False
                 self.out_order.append(seat)
 
-    def _finish(self, durak: Optional[int]) -> None:
+    def _finish(self, durak: int | None) -> None:
         self.over = True
         self.durak = durak
         self.attacker = None

@@ -9,10 +9,18 @@ random; a failure message carries everything needed to replay the game.
 import random
 
 import pytest
+from helpers import (
+    final_state,
+    fresh_deal,
+    random_move,
+    random_position,
+    random_rules_kwargs,
+    snapshot,
+    tight_endgame,
+)
+from reference import RefGame
 
 from durak_env import Game, Rules
-from helpers import final_state, fresh_deal, random_move, random_position, random_rules_kwargs, snapshot
-from reference import RefGame
 
 FAST_GAMES = 500
 SLOW_GAMES = 20_000
@@ -20,14 +28,18 @@ SLOW_CHUNKS = 20
 
 
 def game_setup(seed: int):
-    """Rules kwargs and from_deal kwargs of game ``seed`` (half fresh deals)."""
+    """Rules kwargs and from_deal kwargs of game ``seed``: a fresh deal, a random
+    start-of-round position or a tight endgame."""
     rng = random.Random(seed)
     rules_kwargs = random_rules_kwargs(rng)
     rules = Rules(**rules_kwargs)
-    if rng.random() < 0.5:
+    kind = rng.random()
+    if kind < 0.4:
         deal = fresh_deal(rng, rules)
-    else:
+    elif kind < 0.8:
         deal = random_position(rng, rules)
+    else:
+        deal = tight_endgame(rng, rules)
     return rng, rules_kwargs, rules, deal
 
 
@@ -55,9 +67,10 @@ def play_pair(seed: int) -> int:
     engine = Game.from_deal(rules, **deal)
     ref = RefGame.from_deal(rules, **deal)
     moves: list[str] = []
+    eager = rng.random() < 0.5
     _compare(seed, rules_kwargs, deal, moves, snapshot(engine), snapshot(ref))
     while not ref.over:
-        move = random_move(ref, rng)
+        move = random_move(ref, rng, eager)
         moves.append(move)
         engine.play(move)
         ref.play(move)

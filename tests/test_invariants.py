@@ -9,12 +9,12 @@ gives the same game, and the rewards are zero-sum.
 import random
 
 import pytest
-
-from durak_env import Game, Rules
 from helpers import MOVE_BOUND, fresh_deal, random_move, random_rules_kwargs, sorted_hand
 from reference import RefGame, make_deck
 
-FAST_GAMES = 150
+from durak_env import Game, Rules
+
+FAST_GAMES = 100
 SLOW_GAMES = 3_000
 
 
@@ -88,7 +88,8 @@ def test_engine_invariants():
 
 
 def test_reference_invariants():
-    for seed in range(FAST_GAMES):
+    # The differential test covers the reference much more; this is a sanity pass.
+    for seed in range(FAST_GAMES // 2):
         rng = random.Random(seed)
         rules = Rules(**random_rules_kwargs(rng))
         game = RefGame.from_deal(rules, **fresh_deal(rng, rules))

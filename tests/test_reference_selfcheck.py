@@ -1,7 +1,6 @@
 """The plain-Python reference replays the worked example of RULES.md section 8."""
 
 import pytest
-
 from helpers import (
     WORKED_EXAMPLE_HANDS,
     WORKED_EXAMPLE_ROWS,

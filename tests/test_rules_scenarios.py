@@ -11,9 +11,7 @@ discard pile (so ``first_round_max_attack`` is never in force there).
 from types import SimpleNamespace
 
 import pytest
-
 import reference
-from durak_env import Game, IllegalMoveError, Rules
 from helpers import (
     WORKED_EXAMPLE_HANDS,
     WORKED_EXAMPLE_TALON,
@@ -23,6 +21,8 @@ from helpers import (
     rest_of_deck,
     sorted_hand,
 )
+
+from durak_env import Game, IllegalMoveError, Rules
 
 ENGINE = SimpleNamespace(Game=Game, Rules=Rules, IllegalMoveError=IllegalMoveError)
 REFERENCE = SimpleNamespace(
@@ -228,9 +228,7 @@ def test_throw_in_ranks_attack_and_covering(impl):
 
 
 def test_max_attack_limit(impl):
-    game = endgame(
-        impl, ["6H 7C 7D 7S 9C 9D", "8C 8D 9S 10C 10D JC JD"], trump="H", max_attack=4
-    )
+    game = endgame(impl, ["6H 7C 7D 7S 9C 9D", "8C 8D 9S 10C 10D JC JD"], trump="H", max_attack=4)
     expect(game, 0, plays("6H 7C 7D 7S 9C 9D"))
     game.play("play 7C")
     expect(game, 0, ["play 7D", "play 7S", "pass"])
@@ -367,7 +365,13 @@ def test_defender_chooses_cover_order(impl):
     expect(game, 1, ["beat 7C 8C", "take"])
     game.play("beat 7C 8C")
     # 0 (6S) forced pass: bito. 1 (final defender) attacks with its only card: forced.
-    assert history(game, 3) == [(1, "beat 7D 9D"), (1, "beat 7C 8C"), (0, "pass"), (1, "play 8D"), (1, "pass")]
+    assert history(game, 3) == [
+        (1, "beat 7D 9D"),
+        (1, "beat 7C 8C"),
+        (0, "pass"),
+        (1, "play 8D"),
+        (1, "pass"),
+    ]
     assert game.table == [("8D", None)]
     expect(game, 0, ["beat 8D 6S", "take"])
 
@@ -401,6 +405,37 @@ def test_take_extra_volley_with_limits(impl):
     # After a take the player after the defender attacks.
     assert (game.attacker, game.defender) == (2, 0)
     expect(game, 2, plays("8H 9C"))
+
+
+def test_take_extra_volley_respects_max_attack(impl):
+    game = endgame(impl, ["6H 7C 7D 7S 8D 8S", "8C 9S 10C JC QC KC"], trump="H", max_attack=4)
+    game.play("play 7C")
+    game.play("play 7D")
+    game.play("play 7S")  # no 7 left: forced pass
+    expect(
+        game,
+        1,
+        [
+            "beat 7C 8C",
+            "beat 7C 10C",
+            "beat 7C JC",
+            "beat 7C QC",
+            "beat 7C KC",
+            "beat 7S 9S",
+            "take",
+        ],
+    )
+    game.play("beat 7C 8C")
+    expect(game, 1, ["beat 7S 9S", "take"])  # 7D cannot be beaten
+    game.play("take")
+    # Extra volley: ranks 7 and 8 on the table; a 4th card is allowed.
+    expect(game, 0, ["play 8D", "play 8S", "pass"])
+    game.play("play 8D")
+    # 4 cards = max_attack: 8S blocked (the 5-card hand would allow it): forced pass.
+    assert history(game)[-3:] == [(1, "take"), (0, "play 8D"), (0, "pass")]
+    assert hand(game, 1) == sh("7C 8C 7D 7S 8D 9S 10C JC QC KC")
+    assert (game.attacker, game.defender) == (0, 1)
+    expect(game, 0, plays("6H 8S"))
 
 
 # ----------------------------------------------------------------- perevodnoy
@@ -685,9 +720,7 @@ def test_no_show_without_option_and_no_transfer_in_podkidnoy(impl):
 
 
 def prostoy_game(impl):
-    return endgame(
-        impl, ["6S 7C 7D 8C", "9C 9D 10C KH 8D", "7H 8H"], trump="S", variant="prostoy"
-    )
+    return endgame(impl, ["6S 7C 7D 8C", "9C 9D 10C KH 8D", "7H 8H"], trump="S", variant="prostoy")
 
 
 def test_prostoy_opening_rank_and_round_ends_after_cover(impl):
@@ -760,6 +793,40 @@ def test_throw_in_neighbors(impl):
     assert hand(game, 1) == sh("7C 7D 8C 9C JD QD")
     assert (game.attacker, game.defender) == (2, 3)
     expect(game, 3, ["beat 9H 10H", "take"])
+
+
+def test_neighbors_player_after_defender_is_the_attacker(impl):
+    # Three players, 0 holds a single card. After 2 transfers past the empty-handed 0
+    # back to 1, the player after the defender (1) is the main attacker (2) himself:
+    # 2 is the only thrower, 0 is not asked (not even for a forced pass).
+    game = endgame(
+        impl,
+        ["7C", "7D 8S 9S 10S", "7H JC QC"],
+        trump="S",
+        first_attacker=0,
+        variant="perevodnoy",
+        throw_in="neighbors",
+    )
+    # 0's play and pass are forced; 2 may add 7H.
+    assert history(game) == [(0, "play 7C"), (0, "pass")]
+    expect(game, 2, ["play 7H", "pass"])
+    game.play("pass")
+    expect(game, 1, ["beat 7C 8S", "beat 7C 9S", "beat 7C 10S", "transfer 7D", "take"])
+    game.play("transfer 7D")
+    # Throwers 1 and 0 (the player after defender 2): forced passes.
+    assert (game.attacker, game.defender) == (1, 2)
+    expect(game, 2, ["beat 7C JC", "beat 7C QC", "transfer 7H", "take"])
+    # The target skips 0 (no cards): 1 defends again (3 cards >= 3).
+    game.play("transfer 7H")
+    assert (game.attacker, game.defender) == (2, 1)
+    assert history(game, 3) == [
+        (1, "transfer 7D"),
+        (1, "pass"),
+        (0, "pass"),
+        (2, "transfer 7H"),
+        (2, "pass"),
+    ]
+    assert game.to_act == 1
 
 
 # ----------------------------------------------------------------- drawing
@@ -840,6 +907,42 @@ def test_drawing_order_when_opener_became_final_defender(impl):
     ]
     assert (game.attacker, game.defender) == (0, 1)
     expect(game, 2, ["play AD", "pass"])
+
+
+def test_drawing_order_show_counts_as_transfer(impl):
+    game = with_talon(
+        impl,
+        ["7C 8D 9S", "7H 10S JD"],
+        "AH",
+        first_attacker=0,
+        hand_size=4,
+        variant="perevodnoy",
+        transfer_show_trump=True,
+    )
+    game.play("play 7C")  # then 0's forced pass
+    expect(game, 1, ["beat 7C 7H", "transfer 7H", "show 7H", "take"])
+    game.play("show 7H")
+    # 1 is main attacker now and may throw the shown 7H (2 uncovered <= 2 cards).
+    expect(game, 1, ["play 7H", "pass"])
+    game.play("pass")
+    # 0 can neither beat nor transfer: forced take; 1 gets the extra volley.
+    expect(game, 1, ["play 7H", "pass"])
+    game.play("pass")
+    # 0 picks up. The opener (0) became the final defender through a show: the
+    # player after him (1) draws first and gets the only card.
+    assert history(game) == [
+        (0, "play 7C"),
+        (0, "pass"),
+        (1, "show 7H"),
+        (1, "pass"),
+        (0, "take"),
+        (1, "pass"),
+    ]
+    assert hand(game, 0) == sh("7C 8D 9S")
+    assert hand(game, 1) == sh("7H 10S JD AH")
+    assert game.talon == []
+    assert (game.attacker, game.defender) == (1, 0)
+    expect(game, 1, plays("7H 10S JD AH"))
 
 
 def test_drawing_on_24_card_deck(impl):
