@@ -221,6 +221,30 @@ class Game:
         core.rewards_at(self._st, 0, self._prm, out)
         return out.tolist()
 
+    # ------------------------------------------------------------ records, notebooks
+
+    def to_record(self, meta: dict | None = None) -> dict:
+        """This game as a JSON-able record (rules, deal, every move); see ``records.py``."""
+        from .records import to_record
+
+        return to_record(self, meta)
+
+    @classmethod
+    def from_record(cls, record: dict) -> Game:
+        """Replay a record written by ``to_record``.
+
+        Raises:
+            ValueError: the record is malformed or does not replay (the message says where).
+        """
+        from .records import from_record
+
+        return from_record(record)
+
+    def _repr_html_(self) -> str:
+        from .html import render_html
+
+        return render_html(self)
+
     def __repr__(self) -> str:
         state = "over" if self.over else f"seat {self.to_act} to act"
         return f"Game({self.rules}, {state}, {len(self.history)} moves)"

@@ -1,0 +1,256 @@
+"""The engine shared by the environments: a batch of games and its legal-move buffers.
+
+The environments (``aec.py``, ``gym_env.py``, ``vector.py``) are thin layers over
+the kernels here, which only call ``core`` (the rules) and ``observation`` (the
+encoder). A batch is a ``core.new_state`` record array; per game ``g`` it also has
+``buf[g, :n_legal[g]]``, the legal action ids of the seat to act (the core writes
+them), and the caller's ``mask[g]``, their 0/1 mask. Only the entries listed in
+``buf`` are ever set in a mask, so clearing one costs ``n_legal`` writes instead
+of a full ``num_actions`` row.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from numba import njit
+
+from . import core, observation
+from .actions import ActionLayout
+from .cards import NUM_CARDS, SUIT_NAMES, format_card, format_mask
+from .game import _check_deal
+from .rules import Rules
+
+_RULE_FIELDS = tuple(f.name for f in dataclasses.fields(Rules))
+_DEAL_KEYS = ("hands", "talon", "discard", "trump", "first_attacker")
+
+# A random deal that ends before anybody has a choice (possible with tiny hands) is
+# dealt again, at most this many times.
+MAX_REDEALS = 1000
+
+
+def legal_width(rules: Rules) -> int:
+    """An upper bound on the number of legal actions in any position.
+
+    Attack: ``pass`` plus at most every card of the hand (<= D). Defence: ``take``, the
+    ``beat`` pairs (u uncovered cards times h cards in hand, u <= h and u + h <= D, so
+    at most D*D/4), at most 3 ``transfer`` and 1 ``show``.
+    """
+    d = rules.deck_size
+    return min(ActionLayout.of(rules).n, max(d + 1, 1 + d * d // 4 + 4))
+
+
+# ---------------------------------------------------------------- RNG streams
+
+
+@njit(cache=True)
+def _mix64(z):
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def stream_seeds(seed, stream, n):
+    """Seed of game g's RNG stream: a hash of (seed, stream, g), independent of n."""
+    out = np.empty(n, np.uint64)
+    base = _mix64(np.uint64(seed) ^ _mix64(np.uint64(stream) + np.uint64(0x632BE59BD9B4E019)))
+    for g in range(n):
+        out[g] = _mix64(base + np.uint64(g) * np.uint64(0x9E3779B97F4A7C15))
+    return out
+
+
+@njit(cache=True, inline="always")
+def rng_below(rng, g, n):
+    """splitmix64 step on ``rng[g]``; a number in ``0..n-1``."""
+    s = rng[g] + np.uint64(0x9E3779B97F4A7C15)
+    rng[g] = s
+    return np.int64(_mix64(s) % np.uint64(n))
+
+
+def seed_to_int(seed) -> int:
+    """Validate a seed (int >= 0) and return it as an unsigned 64-bit int."""
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        raise TypeError(f"seed must be an int or None, got {seed!r}")
+    if seed < 0:
+        raise ValueError(f"seed must be >= 0, got {seed}")
+    return int(seed) % (1 << 64)
+
+
+def fresh_seed() -> int:
+    return int(np.random.SeedSequence().entropy % (1 << 64))
+
+
+# ---------------------------------------------------------------- per-game kernels
+
+
+@njit(cache=True)
+def _set_mask(buf, n, mask, value):
+    for i in range(n):
+        mask[buf[i]] = value
+
+
+@njit(cache=True)
+def _refresh(r, prm, off, n, buf, mask, obs):
+    """Mask and observation of the seat to act (nothing once the game is over)."""
+    if n > 0:
+        _set_mask(buf, n, mask, 1)
+        observation.encode(r, prm, off, r.to_act, obs)
+
+
+@njit(cache=True)
+def _deal_random(r, prm, buf, log):
+    """Deal until somebody has a choice; returns (legal actions, RNG state of the deal)."""
+    n, start = 0, r.rng
+    for _ in range(MAX_REDEALS):
+        start = r.rng
+        core.deal_random(r, prm)
+        n, _k = core.play_forced(r, prm, buf, log)
+        if n > 0:
+            break
+    return n, start
+
+
+@njit(cache=True)
+def _advance(r, prm, off, action, buf, mask, obs, rew, log):
+    """Apply a legal action (+ forced moves); fill mask/obs, or rew at game over."""
+    n, _k = core.step(r, prm, action, buf, log)
+    if n == 0:
+        core.rewards(r, prm, rew)
+    else:
+        _refresh(r, prm, off, n, buf, mask, obs)
+    return n
+
+
+# ---------------------------------------------------------------- single-game entry points
+
+
+@njit(cache=True)
+def deal_random_game(st, g, prm, off, buf, deal_rng, mask, obs):
+    """Random deal for game g (its RNG in the state); returns the number of legal actions."""
+    n, start = _deal_random(st[g], prm, buf[g], np.empty((0, 2), np.int32))
+    deal_rng[g] = start
+    _refresh(st[g], prm, off, n, buf[g], mask, obs)
+    return n
+
+
+@njit(cache=True)
+def deal_game(st, g, prm, off, hands, talon, talon_len, discard, trump, trump_card, attacker,
+              buf, mask, obs):
+    """A given deal for game g (validated by the caller); returns the number of legal actions."""
+    r = st[g]
+    core.deal(r, prm, hands, talon, talon_len, discard, trump, trump_card, attacker)
+    n, _k = core.play_forced(r, prm, buf[g], np.empty((0, 2), np.int32))
+    _refresh(r, prm, off, n, buf[g], mask, obs)
+    return n
+
+
+@njit(cache=True)
+def step_game(st, g, prm, off, action, buf, mask, obs, rew):
+    """Apply a legal action to game g; ``mask`` must be all zeros (a fresh array)."""
+    return _advance(st[g], prm, off, action, buf[g], mask, obs, rew, np.empty((0, 2), np.int32))
+
+
+class Batch:
+    """``size`` games (a ``core.new_state`` record array) with their legal-action buffers.
+
+    Attributes:
+        st: the games, ``core.STATE_DTYPE`` records.
+        buf: int64[size, width] legal action ids, ``n_legal`` of them per game.
+        deal_rng: the RNG state each game's current random deal was dealt from.
+    """
+
+    def __init__(self, rules: Rules, size: int):
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a durak_env.Rules, got {type(rules).__name__}")
+        self.rules = rules
+        self.size = size
+        self.layout = ActionLayout.of(rules)
+        self.prm = core.kernel_params(rules)
+        self.off = observation.obs_offsets(rules)
+        self.obs_size = observation.observation_size(rules)
+        self.st = core.new_state(size)
+        self.buf = np.zeros((size, legal_width(rules)), np.int64)
+        self.n_legal = np.zeros(size, np.int32)
+        self.deal_rng = np.zeros(size, np.uint64)
+        self._to_act = self.st["to_act"]  # a view: reading it is cheap
+
+    def seed(self, seed: int) -> None:
+        """Seed every game's deal stream (stream 0) from ``seed``."""
+        self.st["rng"] = stream_seeds(np.uint64(seed_to_int(seed)), 0, self.size)
+
+    def deal_record(self, g: int) -> dict:
+        """The current random deal of game g, as ``Game.from_deal`` keyword arguments."""
+        tmp = core.new_state(1)
+        tmp["rng"] = self.deal_rng[g]
+        core.deal_random_at(tmp, 0, self.prm)
+        r = tmp[0]
+        return {
+            "hands": [format_mask(m) for m in r["hands"][: self.rules.num_players]],
+            "talon": [format_card(int(c)) for c in r["talon"][: r["talon_end"]]],
+            "discard": [],
+            "trump": SUIT_NAMES[int(r["trump"])],
+            "first_attacker": None,
+        }
+
+    def observe(self, g: int, seat: int) -> np.ndarray:
+        obs = np.empty(self.obs_size, np.float32)
+        observation.encode_at(self.st, g, self.prm, self.off, seat, obs)
+        return obs
+
+    def rewards(self, g: int) -> np.ndarray:
+        out = np.zeros(self.rules.num_players, np.float64)
+        core.rewards_at(self.st, g, self.prm, out)
+        return out
+
+    def to_act(self, g: int) -> int:
+        return int(self._to_act[g])
+
+
+# ---------------------------------------------------------------- env plumbing
+
+
+def rules_from_kwargs(owner: str, rules=None, **kwargs) -> Rules:
+    """``Rules`` from ``rules=Rules(...)`` or from Rules fields; unknown names are a TypeError."""
+    unknown = sorted(k for k in kwargs if k not in _RULE_FIELDS)
+    if unknown:
+        raise TypeError(
+            f"{owner} got unknown keyword argument(s) {unknown}; valid: the Rules fields "
+            f"{list(_RULE_FIELDS)}, rules, render_mode"
+        )
+    if rules is None:
+        return Rules(**kwargs)
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a durak_env.Rules, got {type(rules).__name__}")
+    if kwargs:
+        raise TypeError(f"{owner}: pass either rules=Rules(...) or Rules fields, not both "
+                        f"(got rules and {sorted(kwargs)})")
+    return rules
+
+
+def check_render_mode(render_mode, modes) -> None:
+    if render_mode is not None and render_mode not in modes:
+        raise ValueError(f"render_mode must be None or one of {modes}, got {render_mode!r}")
+
+
+def deal_arrays(rules: Rules, deal) -> tuple:
+    """Validate a ``deal`` option (the keys of ``Game.from_deal``) into kernel arguments."""
+    if not isinstance(deal, dict):
+        raise ValueError(
+            f"options['deal'] must be a dict with keys {list(_DEAL_KEYS)}, got {deal!r}"
+        )
+    unknown = sorted(set(deal) - set(_DEAL_KEYS))
+    if unknown:
+        raise ValueError(f"options['deal'] has unknown key(s) {unknown}; valid: {list(_DEAL_KEYS)}")
+    if "hands" not in deal:
+        raise ValueError("options['deal'] needs 'hands' (one list of cards per seat)")
+    first = deal.get("first_attacker")
+    d = _check_deal(rules, deal["hands"], deal.get("talon", ()), deal.get("discard", ()),
+                    deal.get("trump"), first)
+    talon = np.full(NUM_CARDS, -1, np.int8)
+    talon[: len(d["talon"])] = d["talon"]
+    hands = np.zeros(core.MAX_PLAYERS, np.uint64)
+    hands[: rules.num_players] = d["hands"]
+    return (hands, talon, len(d["talon"]), np.uint64(d["discard"]),
+            d["trump"], d["trump_card"], -1 if first is None else int(first))

@@ -1,0 +1,241 @@
+"""Gymnasium single-agent Durak (``Durak-v0``): the learner plays one seat, opponents the rest.
+
+```python
+import gymnasium as gym
+import durak_env  # registers Durak-v0
+
+env = gym.make("Durak-v0", num_players=3, seat="random")
+obs, info = env.reset(seed=0)
+done = False
+while not done:
+    legal = info["action_mask"].nonzero()[0]
+    obs, reward, terminated, truncated, info = env.step(int(legal[0]))
+    done = terminated or truncated
+```
+
+Observations and actions are those of the PettingZoo env (``durak_env.aec``),
+from the learner's seat. ``info["action_mask"]`` (int8) and ``action_masks()``
+(bool, the convention of maskable-PPO libraries) give the legal actions. The
+reward is the learner's final reward (RULES.md section 6) on the step that ends
+the game, else 0. Opponents are objects with ``act(observation, action_mask, rng)
+-> int`` and ``reset()`` (the agents' interface); by default ``RandomAgent``.
+
+An illegal action is handled by ``illegal_action``: ``"terminate"`` (default, as
+PettingZoo's ``TerminateIllegalWrapper``) ends the episode with ``illegal_reward``
+and ``info["illegal_action"] = True``; ``"raise"`` raises ``IllegalMoveError``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from . import batch as bt
+from .actions import IllegalMoveError
+from .batch import Batch, check_render_mode, deal_arrays, rules_from_kwargs
+from .render import render_state
+from .rules import Rules
+from .vector import observation_space as _obs_box
+
+ENV_ID = "Durak-v0"
+_MAX_DEALS = 1000
+
+
+class RandomAgent:
+    """Chooses uniformly among the legal actions."""
+
+    def reset(self) -> None:
+        pass
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray,
+            rng: np.random.Generator) -> int:
+        return int(rng.choice(np.flatnonzero(action_mask)))
+
+
+def _check_opponents(opponents, n: int) -> list:
+    if opponents is None:
+        opponents = [RandomAgent() for _ in range(n - 1)]
+    elif not isinstance(opponents, Sequence):
+        opponents = [opponents] * (n - 1)
+    opponents = list(opponents)
+    if len(opponents) != n - 1:
+        raise ValueError(f"opponents must be one agent or a list of {n - 1} (num_players - 1), "
+                         f"got {len(opponents)}")
+    for o in opponents:
+        if not callable(getattr(o, "act", None)):
+            raise TypeError(
+                f"an opponent needs an act(observation, action_mask, rng) method: {o!r}")
+    return opponents
+
+
+class DurakEnv(gymnasium.Env):
+    """One learner seat against opponents; see the module docstring.
+
+    Args:
+        rules: ``Rules``, or pass the Rules fields as keyword arguments.
+        seat: the learner's seat, or ``"random"`` to draw it each episode.
+        opponents: one agent for every other seat, or a list of ``num_players - 1``
+            agents: ``opponents[i]`` plays the seat ``i + 1`` places after the learner.
+        illegal_action: ``"terminate"`` or ``"raise"``.
+        illegal_reward: reward when an illegal action terminates the episode.
+        render_mode: None, ``"ansi"`` or ``"human"``.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(self, rules: Rules | None = None, seat: int | str = 0, opponents=None,
+                 illegal_action: str = "terminate", illegal_reward: float = -1.0,
+                 render_mode: str | None = None, **kwargs):
+        self.rules = rules_from_kwargs("DurakEnv", rules, **kwargs)
+        n = self.rules.num_players
+        check_render_mode(render_mode, self.metadata["render_modes"])
+        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int | np.integer)
+                                 or not 0 <= seat < n):
+            raise ValueError(f"seat must be in 0..{n - 1} or 'random', got {seat!r}")
+        if illegal_action not in ("terminate", "raise"):
+            raise ValueError(
+                f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}")
+        self.render_mode = render_mode
+        self.seat_option = seat
+        self.opponents = _check_opponents(opponents, n)
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self._b = Batch(self.rules, 1)
+        self.layout = self._b.layout
+        self.observation_space = _obs_box(self.rules)
+        self.action_space = spaces.Discrete(self.layout.n)
+        self._rew = np.zeros(n, np.float64)
+        self.seat = 0
+        self._n_legal = 0
+        self._done = True
+
+    # ------------------------------------------------------------ Gymnasium API
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        deal = self._deal_option(options)
+        n = self.rules.num_players
+        self.seat = int(self.np_random.integers(n)) if self.seat_option == "random" else int(
+            self.seat_option)
+        for _ in range(_MAX_DEALS):
+            for o in self.opponents:
+                if hasattr(o, "reset"):
+                    o.reset()
+            self._deal(deal)
+            self._play_opponents()
+            if self._n_legal:
+                break
+            if deal is not None:
+                raise ValueError(f"the learner (seat {self.seat}) never acts in this deal")
+        self._done = False
+        return self._obs, self._info()
+
+    def _deal_option(self, options):
+        if options is None:
+            return None
+        if not isinstance(options, dict):
+            raise ValueError(f"options must be a dict or None, got {options!r}")
+        unknown = sorted(k for k in options if k != "deal")
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {unknown}; valid: ['deal']")
+        deal = options.get("deal")
+        return None if deal is None else deal_arrays(self.rules, deal)
+
+    def _deal(self, deal):
+        obs, mask = self._fresh()
+        b = self._b
+        if deal is None:
+            b.st["rng"][0] = self.np_random.integers(0, 2**63, dtype=np.int64)
+            n = bt.deal_random_game(b.st, 0, b.prm, b.off, b.buf, b.deal_rng, mask, obs)
+        else:
+            n = bt.deal_game(b.st, 0, b.prm, b.off, *deal, b.buf, mask, obs)
+        self._after(n, obs, mask)
+
+    def step(self, action):
+        if self._done:
+            raise RuntimeError("the episode is over: call reset()")
+        a = self.layout.check_id(action)
+        if not self._mask[a]:
+            return self._illegal(a)
+        self._apply(a)
+        self._play_opponents()
+        if self._n_legal:
+            return self._obs, 0.0, False, False, self._info()
+        self._done = True
+        return self._final_obs(), float(self._rew[self.seat]), True, False, self._info()
+
+    def _illegal(self, a):
+        if self.illegal_action == "raise":
+            legal = ", ".join(self.layout.decode(int(x)) for x in self._legal())
+            raise IllegalMoveError(f"illegal action {a} ({self.layout.decode(a)!r}) for seat "
+                                   f"{self.seat}; legal moves: {legal}")
+        self._done = True
+        info = {"action_mask": np.zeros(self.layout.n, np.int8), "illegal_action": True}
+        return self._obs.copy(), self.illegal_reward, True, False, info
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of the learner as a bool array (all False once the game is over)."""
+        return self._mask.astype(bool)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("Durak-v0: render() called without a render_mode")
+            return None
+        text = render_state(self._b.st, 0, self.rules)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    # ------------------------------------------------------------ internals
+
+    def _fresh(self):
+        return np.empty(self._b.obs_size, np.float32), np.zeros(self.layout.n, np.int8)
+
+    def _after(self, n, obs, mask):
+        self._n_legal = n
+        self._obs, self._mask = obs, mask
+        self._to_act = self._b.to_act(0)
+
+    def _apply(self, a):
+        obs, mask = self._fresh()
+        b = self._b
+        n = bt.step_game(b.st, 0, b.prm, b.off, a, b.buf, mask, obs, self._rew)
+        self._after(n, obs, mask)
+
+    def _legal(self):
+        return self._b.buf[0, : self._n_legal]
+
+    def _play_opponents(self):
+        n = self.rules.num_players
+        while self._n_legal and self._to_act != self.seat:
+            seat = self._to_act
+            agent = self.opponents[(seat - self.seat) % n - 1]
+            a = agent.act(self._obs, self._mask, self.np_random)
+            try:
+                a = self.layout.check_id(a)
+            except IllegalMoveError as e:
+                raise IllegalMoveError(f"opponent {agent!r} at seat {seat}: {e}") from None
+            if not self._mask[a]:
+                raise IllegalMoveError(f"opponent {agent!r} at seat {seat} chose illegal action "
+                                       f"{a} ({self.layout.decode(a)!r})")
+            self._apply(a)
+
+    def _final_obs(self):
+        return self._b.observe(0, self.seat)
+
+    def _info(self) -> dict:
+        mask = self._mask if self._n_legal else np.zeros(self.layout.n, np.int8)
+        return {"action_mask": mask.copy(), "seat": self.seat}
+
+
+def register() -> None:
+    """Register ``Durak-v0`` with Gymnasium (idempotent)."""
+    if ENV_ID not in gymnasium.registry:
+        gymnasium.register(id=ENV_ID, entry_point="durak_env.gym_env:DurakEnv")
+
+
+register()

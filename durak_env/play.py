@@ -1,0 +1,289 @@
+"""Play Durak in the terminal against agents.
+
+    python -m durak_env.play --players 2 --opponent expert
+    python -m durak_env.play --players 3 --opponent greedy --opponent ppo:checkpoints/ppo.pt
+    python -m durak_env.play --variant perevodnoy --seed 7 --seat 1 --record-dir my_games
+
+When you are asked to act you see your hand, the table and the numbered legal
+moves. Answer with a number or with the move in notation (``beat 7c k♣``,
+``play TH``, ``take``; any spelling the card parser accepts). ``?`` shows the
+moves again, ``q`` abandons the game. Input is read line by line from stdin, so a
+session can be scripted. At the end every hand is shown and the game record
+(``durak_env.records``) is saved as JSON; its path is printed.
+
+Exit status: 0 when the game was played to the end or abandoned with ``q``, 1 when
+the input ended first, 2 on a bad command line, 130 on Ctrl-C. An abandoned game's
+record is saved too (it replays up to where the game stopped).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .actions import IllegalMoveError
+from .game import Game
+from .records import save_record
+from .rules import Rules
+from .term import render_terminal
+
+
+class _Quit(Exception):
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def make_opponent(spec: str, rules: Rules):
+    """An agent from its spec string (``agents.make_agent``)."""
+    try:
+        from agents import make_agent
+    except ImportError:
+        from agents.registry import make_agent
+    return make_agent(spec, rules)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m durak_env.play", description="Play Durak against agents in the terminal."
+    )
+    p.add_argument("--players", type=int, default=2, help="number of players (default 2)")
+    p.add_argument(
+        "--opponent",
+        action="append",
+        metavar="SPEC",
+        help="agent spec (random, greedy, expert, ismcts, ppo:CHECKPOINT, ...); "
+        "give it once for every opponent or once per opponent seat "
+        "(default expert)",
+    )
+    p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
+    p.add_argument("--seed", type=int, default=None, help="deal and agent seed (default random)")
+    p.add_argument(
+        "--variant", default="podkidnoy", help="prostoy, podkidnoy (default) or perevodnoy"
+    )
+    p.add_argument("--deck-size", type=int, default=36, help="24, 36 (default) or 52")
+    p.add_argument("--hand-size", type=int, default=6)
+    p.add_argument("--throw-in", default="all", help="all (default) or neighbors")
+    p.add_argument("--max-attack", type=int, default=6)
+    p.add_argument("--first-round-max-attack", type=int, default=None)
+    p.add_argument(
+        "--transfer-show-trump",
+        action="store_true",
+        help="perevodnoy: allow transferring by showing a trump",
+    )
+    p.add_argument(
+        "--record-dir", default="records", help="directory for the game record (default ./records)"
+    )
+    p.add_argument("--no-record", action="store_true", help="do not save a game record")
+    p.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="ANSI colour (default: only on a terminal)",
+    )
+    return p
+
+
+def _rules(args) -> Rules:
+    return Rules(
+        num_players=args.players,
+        deck_size=args.deck_size,
+        hand_size=args.hand_size,
+        variant=args.variant,
+        throw_in=args.throw_in,
+        max_attack=args.max_attack,
+        first_round_max_attack=args.first_round_max_attack,
+        transfer_show_trump=args.transfer_show_trump,
+    )
+
+
+def _opponent_specs(args, n: int) -> dict[int, str]:
+    specs = args.opponent or ["expert"]
+    others = [p for p in range(n) if p != args.seat]
+    if len(specs) == 1:
+        specs = specs * len(others)
+    if len(specs) != len(others):
+        raise ValueError(
+            f"--opponent: give one spec for all opponents or one per opponent "
+            f"seat ({len(others)}), got {len(specs)}"
+        )
+    return dict(zip(others, specs, strict=True))
+
+
+class Session:
+    """One game between a human on ``seat`` and agents on the other seats."""
+
+    def __init__(self, game: Game, seat: int, agents: dict, rng, out, inp, color: bool):
+        self.game, self.seat, self.agents = game, seat, agents
+        self.rng, self.out, self.inp, self.color = rng, out, inp, color
+        self.shown = 0  # history entries already printed
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    def run(self) -> None:
+        self._print_new_moves(after_decision=False)
+        while not self.game.over:
+            if self.game.to_act == self.seat:
+                self._human_turn()
+            else:
+                self._agent_turn()
+            self._print_new_moves()
+
+    def _print_new_moves(self, after_decision: bool = True) -> None:
+        """The last decision (if any) and the forced moves the engine applied after it."""
+        first_forced = self.shown + 1 if after_decision else self.shown
+        for i, (p, move) in enumerate(self.game.history[self.shown :], self.shown):
+            who = "you" if p == self.seat else f"seat {p} ({self.agents[p].name})"
+            self.say(f"  {who}: {move}" + (" (forced)" if i >= first_forced else ""))
+        self.shown = len(self.game.history)
+
+    def _agent_turn(self) -> None:
+        p = self.game.to_act
+        a = self.agents[p].act(self.game.observe(p), self.game.action_mask(), self.rng)
+        self.game.step(int(a))
+
+    def _human_turn(self) -> None:
+        self.say()
+        self.say(render_terminal(self.game, self.seat, color=self.color))
+        moves = self.game.legal_moves()
+        self._list_moves(moves)
+        while True:
+            text = self._ask()
+            try:
+                move = self._parse(text, moves)
+                if move is None:
+                    continue
+                self.game.play(move)
+                return
+            except IllegalMoveError as e:
+                self.say(f"Not accepted: {e}")
+                self.say(
+                    "Enter a number from the list or a move such as "
+                    f"{moves[0]!r} ('?' lists the moves, 'q' quits)."
+                )
+
+    def _list_moves(self, moves: list[str]) -> None:
+        self.say("Your legal moves:")
+        for i, m in enumerate(moves, 1):
+            self.say(f"  {i:>2}. {m}")
+
+    def _ask(self) -> str:
+        print("Your move: ", end="", file=self.out, flush=True)
+        line = self.inp.readline()
+        if not line:
+            self.say()
+            raise _Quit("end of input")
+        if not _isatty(self.inp):
+            self.say(line.rstrip("\n"))  # echo scripted input so the transcript reads well
+        return line.strip()
+
+    def _parse(self, text: str, moves: list[str]) -> str | None:
+        if not text:
+            self.say("Please enter a move (a number or e.g. 'take').")
+            return None
+        if text.lower() in ("?", "help", "h"):
+            self.say(render_terminal(self.game, self.seat, color=self.color))
+            self._list_moves(moves)
+            return None
+        if text.lower() in ("q", "quit", "exit"):
+            raise _Quit("you quit")
+        if text.isdigit():
+            k = int(text)
+            if not 1 <= k <= len(moves):
+                raise IllegalMoveError(f"there is no move number {k}; choose 1..{len(moves)}")
+            return moves[k - 1]
+        return text
+
+
+def _isatty(stream) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def _finish(session: Session, game: Game, seat: int, deal_hands) -> None:
+    say = session.say
+    say()
+    say(render_terminal(game, None, color=session.color))
+    say("Hands as dealt:")
+    for p, hand in enumerate(deal_hands):
+        who = "you" if p == seat else session.agents[p].name
+        say(f"  seat {p} ({who}): {' '.join(hand)}")
+    if not game.over:
+        return
+    if game.durak is None:
+        say("Result: a draw.")
+    elif game.durak == seat:
+        say("Result: you are the durak.")
+    else:
+        say(f"Result: you won; seat {game.durak} ({session.agents[game.durak].name}) is the durak.")
+
+
+def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
+    args = _parser().parse_args(argv)
+    out = stdout or sys.stdout
+    inp = stdin or sys.stdin
+    try:
+        rules = _rules(args)
+        if not 0 <= args.seat < rules.num_players:
+            raise ValueError(f"--seat must be in 0..{rules.num_players - 1}, got {args.seat}")
+        specs = _opponent_specs(args, rules.num_players)
+        agents = {p: make_opponent(spec, rules) for p, spec in specs.items()}
+    except ValueError as e:
+        print(f"durak_env.play: error: {e}", file=sys.stderr)
+        return 2
+    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 10**9)
+    for agent in agents.values():
+        agent.reset()
+    game = Game.new(rules, seed=seed)
+    color = {"always": True, "never": False}.get(args.color)
+    if color is None:
+        from .term import use_color
+
+        color = use_color(out)
+    session = Session(game, args.seat, agents, np.random.default_rng(seed), out, inp, color)
+    names = ", ".join(f"seat {p}: {a.name}" for p, a in agents.items())
+    session.say(
+        f"Durak ({rules.variant}, {rules.num_players} players, {rules.deck_size} cards), "
+        f"seed {seed}. You are seat {args.seat}; {names}."
+    )
+    status = 0
+    try:
+        session.run()
+    except _Quit as q:
+        session.say(f"Game abandoned: {q.reason}.")
+        status = 1 if q.reason == "end of input" else 0
+    except KeyboardInterrupt:
+        session.say("\nGame abandoned: interrupted.")
+        status = 130
+    _finish(session, game, args.seat, game.deal_record["hands"])
+    if not args.no_record:
+        players = ["human" if p == args.seat else agents[p].name for p in range(rules.num_players)]
+        meta = {
+            "players": players,
+            "seed": seed,
+            "human_seat": args.seat,
+            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
+        name = f"durak_{time.strftime('%Y%m%d_%H%M%S', time.gmtime())}_seed{seed}.json"
+        path = _free_path(Path(args.record_dir) / name)
+        save_record(game.to_record(meta), path)
+        session.say(f"Game record saved to {path}")
+    return status
+
+
+def _free_path(path: Path) -> Path:
+    k = 1
+    base = path
+    while path.exists():
+        path = base.with_name(f"{base.stem}_{k}{base.suffix}")
+        k += 1
+    return path
+
+
+if __name__ == "__main__":
+    sys.exit(main())
