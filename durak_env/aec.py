@@ -333,6 +333,12 @@ class raw_env(AECEnv, EzPickle):
         self.terminations = dict.fromkeys(self.agents, True)
         self._accumulate_rewards()
 
+    def _repr_html_(self) -> str:
+        """Cards as HTML/SVG in a notebook (the referee's view)."""
+        from .html import render_html_state
+
+        return render_html_state(self._b.st, 0, self.rules)
+
     def render(self) -> str | None:
         if self.render_mode is None:
             warnings.warn("durak_v0: render() called without a render_mode", stacklevel=2)

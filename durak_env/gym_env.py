@@ -180,6 +180,12 @@ class DurakEnv(gymnasium.Env):
         """Legal actions of the learner as a bool array (all False once the game is over)."""
         return self._mask.astype(bool)
 
+    def _repr_html_(self) -> str:
+        """Cards as HTML/SVG in a notebook (the referee's view)."""
+        from .html import render_html_state
+
+        return render_html_state(self._b.st, 0, self.rules)
+
     def render(self) -> str | None:
         if self.render_mode is None:
             gymnasium.logger.warn("Durak-v0: render() called without a render_mode")

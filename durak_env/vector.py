@@ -304,6 +304,12 @@ class VectorEnv(GymVectorEnv):
         """The deal of game ``index``'s current game, as ``Game.from_deal`` keyword arguments."""
         return self._b.deal_record(int(index))
 
+    def _repr_html_(self) -> str:
+        """Cards as HTML/SVG in a notebook (the referee's view, game 0)."""
+        from .html import render_html_state
+
+        return render_html_state(self._b.st, 0, self.rules)
+
     def render(self, index: int = 0) -> str:
         """Text picture of game ``index`` (the referee's view)."""
         from .render import render_state
