@@ -1,0 +1,326 @@
+"""Exact end-game search for two players once the talon is empty.
+
+With two players and an empty talon the opponent's hand is everything not in
+the own hand, the discard or on the table, so the position is fully known. It
+is rebuilt as a numba core ``State`` from the observation alone and solved by
+alpha-beta over the core's own move generator (values: win +1, draw 0, loss -1),
+with a node cap: a search that hits the cap reports "unknown" and the caller
+falls back to its heuristic.
+
+Two prunings keep the tree small without changing its value: the defender only
+covers the first uncovered attack card (every order of covers reaches the same
+position, and covering some cards before taking only adds ranks for throw-ins),
+and within one attack volley the cards are played in increasing order (with two
+players one thrower plays the whole volley, and only the opening card adds a
+rank, so every order of the same cards reaches the same position). A
+transposition table of bounds (cleared at each new game, so that a decision never
+depends on earlier games) and trying pass/take last do the rest.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from durak_env import ObsView, Rules, core
+from durak_env.cards import RANK_MASK, cards_of, deck_mask, rank_of
+from durak_env.core import ATTACK, DEFEND, OVER
+
+MAX_DEPTH = 400
+UNKNOWN = -99
+TT_BITS = 16
+EXACT, LOWER, UPPER = 0, 1, 2
+
+
+@njit(cache=True)
+def _first_uncovered(r):
+    for i in range(r.n_attack):
+        if r.cover[i] < 0:
+            return r.attack[i]
+    return -1
+
+
+@njit(cache=True)
+def _skip(r, prm, a, first, min_play):
+    """Prune moves that only reorder: covers of any but the first uncovered attack card,
+    and plays below the last card played in the same volley."""
+    if r.phase == ATTACK:
+        return a >= prm[core.A_PLAY] and a < min_play
+    if a < prm[core.A_BEAT] or a >= prm[core.A_TRANSFER]:
+        return False
+    return (a - prm[core.A_BEAT]) // prm[core.P_DECK] + prm[core.P_LOW] != first
+
+
+@njit(cache=True)
+def _min_play(child, prm, a):
+    """Lowest play id allowed next: after a play the same volley goes on upwards."""
+    if child.phase == ATTACK and child.n_attack > 0 and a >= prm[core.A_PLAY] and (
+            a < prm[core.A_BEAT]):
+        return a + 1
+    return 0
+
+
+@njit(cache=True)
+def _value(r, me):
+    if r.durak < 0:
+        return 0
+    return -1 if r.durak == me else 1
+
+
+@njit(cache=True)
+def _update(d, v, maximize, best, alpha, beta, idx, nmov):
+    if maximize[d]:
+        best[d] = max(best[d], v)
+        alpha[d] = max(alpha[d], v)
+    else:
+        best[d] = min(best[d], v)
+        beta[d] = min(beta[d], v)
+    if alpha[d] >= beta[d]:
+        idx[d] = nmov[d]
+
+
+@njit(cache=True)
+def _enter(st, d, n, me, lo, hi, maximize, best, alpha, beta, idx, nmov, first):
+    """Start searching slot d with window (lo, hi)."""
+    r = st[d]
+    maximize[d] = r.to_act == me
+    best[d] = -2 if maximize[d] else 2
+    alpha[d], beta[d], idx[d], nmov[d] = lo, hi, 0, n
+    first[d] = _first_uncovered(r)
+
+
+@njit(cache=True, inline="always")
+def _mix(x):
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@njit(cache=True)
+def _key(r, min_play):
+    """64-bit hash of everything the rest of the game depends on (two players)."""
+    unc = np.uint64(0)
+    cov = np.uint64(0)
+    cvr = np.uint64(0)
+    for i in range(r.n_attack):
+        b = np.uint64(1) << np.uint64(r.attack[i])
+        if r.cover[i] < 0:
+            unc |= b
+        else:
+            cov |= b
+            cvr |= np.uint64(1) << np.uint64(r.cover[i])
+    small = (r.to_act + 4 * r.phase + 16 * r.take + 32 * r.attacker + 64 * r.passes
+             + 1024 * r.limit + 65536 * (r.shown[0] + 2 * r.shown[1] + 4 * r.opener
+                                         + 8 * r.talon_top + 16 * r.trump)
+             + (1 << 26) * min_play + (1 << 40) * (r.trump_card + 1))
+    h = _mix(r.hands[0] + np.uint64(0x9E3779B97F4A7C15))
+    h ^= _mix(r.hands[1] + np.uint64(0x632BE59BD9B4E019))
+    h ^= _mix(unc + np.uint64(0x85EBCA77C2B2AE63))
+    h ^= _mix(cov + np.uint64(0xC2B2AE3D27D4EB4F))
+    h ^= _mix(cvr + np.uint64(0x165667B19E3779F9))
+    h ^= _mix(np.uint64(small) + np.uint64(0x27D4EB2F165667C5))
+    return h
+
+
+@njit(cache=True)
+def _alphabeta(st, raw, prm, n, me, min_play1, bufs, log, nodes, cap, tt_key, tt_val):
+    """Value of the position in slot 1 (legal moves in bufs[1, :n]); UNKNOWN past the cap.
+
+    Iterative (an explicit stack over the slots): numba cannot reload a cached
+    recursive function safely. ``tt_key``/``tt_val`` is a transposition table of
+    bounds (``tt_val = 4 * flag + value + 1``).
+    """
+    if st[1].phase == OVER:
+        return _value(st[1], me)
+    depth = bufs.shape[0]
+    maximize = np.zeros(depth, np.bool_)
+    best = np.zeros(depth, np.int64)
+    alpha = np.zeros(depth, np.int64)
+    beta = np.zeros(depth, np.int64)
+    idx = np.zeros(depth, np.int64)
+    nmov = np.zeros(depth, np.int64)
+    first = np.zeros(depth, np.int64)
+    min_play = np.zeros(depth, np.int64)
+    keys = np.zeros(depth, np.uint64)
+    lo0 = np.zeros(depth, np.int64)
+    hi0 = np.zeros(depth, np.int64)
+    min_play[1] = min_play1
+    mask = np.uint64(tt_key.shape[0] - 1)
+    keys[1] = _key(st[1], min_play1)
+    lo0[1], hi0[1] = -2, 2
+    _enter(st, 1, n, me, -2, 2, maximize, best, alpha, beta, idx, nmov, first)
+    nodes[0] += 1
+    d = 1
+    while True:
+        descended = False
+        while idx[d] < nmov[d]:
+            # pass/take (always first in the buffer) last: they rarely refute anything
+            a = bufs[d, (idx[d] + 1) % nmov[d]]
+            idx[d] += 1
+            if _skip(st[d], prm, a, first[d], min_play[d]):
+                continue
+            raw[d + 1, :] = raw[d, :]
+            m, _ = core.step(st[d + 1], prm, a, bufs[d + 1], log)
+            min_play[d + 1] = _min_play(st[d + 1], prm, a)
+            if st[d + 1].phase == OVER:
+                _update(d, _value(st[d + 1], me), maximize, best, alpha, beta, idx, nmov)
+                continue
+            k = _key(st[d + 1], min_play[d + 1])
+            slot = k & mask
+            if tt_key[slot] == k:
+                f, v = tt_val[slot] // 4, tt_val[slot] % 4 - 1
+                if f == EXACT or (f == LOWER and v >= beta[d]) or (f == UPPER and v <= alpha[d]):
+                    _update(d, v, maximize, best, alpha, beta, idx, nmov)
+                    continue
+            nodes[0] += 1
+            if nodes[0] > cap or d + 2 >= depth:
+                return UNKNOWN
+            keys[d + 1], lo0[d + 1], hi0[d + 1] = k, alpha[d], beta[d]
+            _enter(st, d + 1, m, me, alpha[d], beta[d], maximize, best, alpha, beta, idx,
+                   nmov, first)
+            d += 1
+            descended = True
+            break
+        if descended:
+            continue
+        v = best[d]
+        f = UPPER if v <= lo0[d] else (LOWER if v >= hi0[d] else EXACT)
+        slot = keys[d] & mask
+        tt_key[slot] = keys[d]
+        tt_val[slot] = 4 * f + v + 1
+        if d == 1:
+            return best[1]
+        d -= 1
+        _update(d, best[d + 1], maximize, best, alpha, beta, idx, nmov)
+
+
+@njit(cache=True)
+def _solve_root(st, raw, prm, order, me, bufs, log, nodes, cap, values, tt_key, tt_val):
+    """Value of each root action in ``order`` (slot 0), UNKNOWN where its own budget of
+    ``cap`` nodes ran out; stops at the first win or once ``3 * cap`` nodes are spent."""
+    spent = 0
+    mask = np.uint64(tt_key.shape[0] - 1)
+    for i in range(order.shape[0]):  # a win already proven by an earlier search
+        raw[1, :] = raw[0, :]
+        core.step(st[1], prm, order[i], bufs[1], log)
+        if st[1].phase == OVER:
+            values[i] = _value(st[1], me)
+        else:
+            k = _key(st[1], _min_play(st[1], prm, order[i]))
+            e = tt_val[k & mask]
+            values[i] = e % 4 - 1 if tt_key[k & mask] == k and e // 4 != UPPER else -2
+        if values[i] == 1:
+            return i + 1
+    for i in range(order.shape[0]):
+        raw[1, :] = raw[0, :]
+        m, _ = core.step(st[1], prm, order[i], bufs[1], log)
+        nodes[0] = 0
+        v = _alphabeta(st, raw, prm, m, me, _min_play(st[1], prm, order[i]), bufs, log,
+                       nodes, cap, tt_key, tt_val)
+        values[i] = v
+        spent += nodes[0]
+        if v == 1 or spent > 3 * cap:
+            nodes[0] = spent
+            return i + 1
+    nodes[0] = spent
+    return order.shape[0]
+
+
+class EndgameSolver:
+    """Solves two-player, empty-talon positions from an observation.
+
+    Args:
+        rules: the rules (two players).
+        max_nodes: node cap per decision; past it ``solve`` returns ``None``.
+        last_card: also search when the talon holds only the face-up trump card
+            (its holder-to-be is decided by the play, so the position is still known).
+    """
+
+    def __init__(self, rules: Rules, max_nodes: int = 3000, last_card: bool = False):
+        self.rules = rules
+        self.max_nodes = max_nodes
+        self.last_card = last_card
+        self.prm = core.kernel_params(rules)
+        self.st = core.new_state(MAX_DEPTH + 1)
+        self.raw = self.st.view(np.uint8).reshape(MAX_DEPTH + 1, core.STATE_DTYPE.itemsize)
+        self.bufs = np.zeros((MAX_DEPTH + 1, int(self.prm[core.A_N])), np.int64)
+        self.log = np.zeros((0, 2), np.int32)
+        self.deck = deck_mask(rules.deck_size)
+        self.nodes = np.zeros(1, np.int64)
+        self.tt_key = np.zeros(1 << TT_BITS, np.uint64)
+        self.tt_val = np.zeros(1 << TT_BITS, np.int64)
+
+    def reset(self) -> None:
+        """Empty the transposition table (at a new game, so that a decision depends
+        only on the game so far, not on earlier games)."""
+        self.tt_key[:] = 0
+
+    def applies(self, v: ObsView) -> bool:
+        """Two players and every card placed: talon empty, or only the face-up trump left."""
+        if self.rules.num_players != 2 or v.phase == OVER:
+            return False
+        return v.talon_size == 0 or (self.last_card and v.talon_size == 1 and v.trump_card >= 0)
+
+    def load(self, v: ObsView) -> None:
+        """Write the position seen in ``v`` into slot 0 (me = seat 0, opponent = 1)."""
+        r = self.st[0]
+        talon = (1 << v.trump_card) if v.talon_size else 0
+        opp = self.deck & ~v.hand & ~v.discard & ~v.table & ~talon
+        if opp.bit_count() != v.hand_size[1]:
+            raise RuntimeError("end-game position does not add up: opponent hand size differs")
+        r["hands"][:] = 0
+        r["hands"][0], r["hands"][1] = v.hand, opp
+        r["talon_top"], r["talon_end"] = 0, v.talon_size
+        r["talon"][0] = v.trump_card if v.talon_size else -1
+        r["discard"] = v.discard
+        covered, covering = cards_of(v.attack_covered), cards_of(v.covering)
+        uncovered = cards_of(v.attack_uncovered)
+        attack = covered + uncovered
+        cover = covering + [-1] * len(uncovered)
+        r["attack"][:] = -1
+        r["cover"][:] = -1
+        r["attack"][: len(attack)] = attack
+        r["cover"][: len(attack)] = cover
+        r["n_attack"], r["n_uncovered"] = len(attack), len(uncovered)
+        ranks = 0
+        for c in cards_of(v.table):
+            ranks |= int(RANK_MASK[rank_of(c)])
+        r["table_ranks"] = ranks
+        r["trump"], r["trump_card"] = v.trump, v.trump_card if v.talon_size else -1
+        r["attacker"], r["defender"], r["opener"] = v.attacker, v.defender, v.opener
+        r["to_act"], r["phase"], r["take"] = v.to_act, v.phase, int(v.take)
+        r["limit"], r["passes"], r["thrower_idx"] = v.limit, v.passes, 0
+        r["throwers"][:] = -1
+        r["throwers"][0], r["n_throwers"] = v.attacker, 1
+        r["shown"][:] = 0
+        r["shown"][:2] = [int(v.shown[0]), int(v.shown[1])]
+        r["in_game"][:] = 0
+        r["in_game"][:2] = 1
+        r["out_order"][:] = -1
+        r["n_out"], r["durak"] = 0, -1
+        assert v.phase in (ATTACK, DEFEND)
+
+    def solve(self, v: ObsView, order: list[int]) -> int | None:
+        """Best action among ``order`` (tried in that order; ties go to the earliest).
+
+        Every move gets its own budget of ``max_nodes`` nodes (three budgets in all).
+
+        Returns:
+            An action id: a proven win, or the best move once every move is solved;
+            ``None`` otherwise. ``self.value`` holds its value (+1 win, 0 draw, -1
+            loss) for seat 0.
+        """
+        self.load(v)
+        self.nodes[0] = 0
+        values = np.full(len(order), -2, np.int64)
+        done = _solve_root(self.st, self.raw, self.prm, np.asarray(order, np.int64), 0, self.bufs,
+                           self.log, self.nodes, self.max_nodes, values, self.tt_key,
+                           self.tt_val)
+        known = values[:done] != UNKNOWN
+        if not known.any():
+            return None
+        i = int(np.argmax(np.where(known, values[:done], -3)))
+        if values[i] != 1 and (done < len(order) or not known.all()):
+            return None  # no proven win, and some move is still unknown
+        self.value = int(values[i])
+        return order[i]

@@ -1,0 +1,491 @@
+"""Information-set Monte Carlo tree search (single-observer ISMCTS, Cowling et al. 2012).
+
+Each iteration samples a *determinization*: a full core game record
+(``core.STATE_DTYPE``) consistent with what the acting seat sees. Cards known to be
+in a hand stay there; every unseen card (the deck minus the own hand, the discard,
+the table, the known cards and the face-up trump card while it lies in the talon)
+is dealt at random to the unknown slots of the other hands and to the talon, whose
+bottom card is the face-up trump.
+Seats are rebuilt relative to the observer (the observer is seat 0 of the
+determinization), which the rules cannot tell apart: play is clockwise modulo ``n``.
+
+One tree is shared by all players: a node is reached by a sequence of
+``(action, mover)`` edges, a child's statistics are the rewards of the player who
+moved into it, and selection is UCB with availability counts (a child's
+``avail`` counts the iterations in which its action was legal). Forced moves are
+applied by the core after every action and never appear in the tree. Playouts run
+in the numba core with a random or a greedy policy; the reward of a node is that
+player's ``core.rewards`` at the end of the playout.
+
+Everything per iteration (determinize, select, expand, playout, back-propagate)
+is one numba kernel over preallocated tree arrays; Python only decodes the
+observation and slices the budget into chunks when searching against the clock.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numba import njit
+
+from durak_env import Rules, core
+from durak_env.cards import BEATS, NUM_CARDS, RANK_MASK
+from durak_env.core import ATTACK, DEFEND, NO_SEAT, ONE, ZERO, bit, popcount
+from durak_env.rules import TABLE_SLOTS
+
+from .base import Agent
+from .view import fast_decode
+
+# ---------------------------------------------------------------- the view array
+
+MAXP = core.MAX_PLAYERS
+# Scalar fields of the int64 view array (card sets are masks in the low 52 bits).
+(V_HAND, V_UNCOV, V_COV, V_COVERING, V_DISCARD, V_TALON, V_TRUMP, V_TCARD, V_ATT, V_DEF,
+ V_TOACT, V_OPENER, V_PHASE, V_TAKE, V_NATT, V_LIMIT, V_PASSES) = range(17)
+# Per relative seat r: V_KNOWN + r, V_HSIZE + r, V_INGAME + r, V_SHOWN + r.
+V_KNOWN = 17
+V_HSIZE = V_KNOWN + MAXP
+V_INGAME = V_HSIZE + MAXP
+V_SHOWN = V_INGAME + MAXP
+VIEW_SIZE = V_SHOWN + MAXP
+
+# Edges are keyed by action and mover: the same action id by another seat is another edge.
+KEY_SEATS = MAXP
+# A playout is abandoned as a draw after this many decisions per deck card (a whole
+# game of random moves: 2 players, 36 cards: 87 decisions, at most ~200; 8 players,
+# 52 cards: 275, at most ~600).
+PLAYOUT_CAP_PER_CARD = 16
+NO_NODE = -1
+_PLAYOUTS = ("random", "greedy")
+
+
+def view_array(v) -> np.ndarray:
+    """Pack an ``ObsView`` (seats relative to the observer) into the kernels' int64 array."""
+    out = np.zeros(VIEW_SIZE, np.int64)
+    out[V_HAND], out[V_UNCOV], out[V_COV] = v.hand, v.attack_uncovered, v.attack_covered
+    out[V_COVERING], out[V_DISCARD], out[V_TALON] = v.covering, v.discard, v.talon_size
+    out[V_TRUMP], out[V_TCARD] = v.trump, v.trump_card
+    out[V_ATT], out[V_DEF], out[V_TOACT], out[V_OPENER] = v.attacker, v.defender, v.to_act, v.opener
+    out[V_PHASE], out[V_TAKE], out[V_NATT] = v.phase, int(v.take), v.n_attack
+    out[V_LIMIT], out[V_PASSES] = v.limit, v.passes
+    n = len(v.hand_size)
+    out[V_KNOWN : V_KNOWN + n] = v.known
+    out[V_HSIZE : V_HSIZE + n] = v.hand_size
+    out[V_INGAME : V_INGAME + n] = [int(x) for x in v.in_game]
+    out[V_SHOWN : V_SHOWN + n] = [int(x) for x in v.shown]
+    return out
+
+
+# ---------------------------------------------------------------- determinization
+
+
+@njit(cache=True)
+def _deck(prm):
+    m = ZERO
+    for c in range(prm[core.P_LOW], NUM_CARDS):
+        m |= bit(c)
+    return m
+
+
+@njit(cache=True)
+def _shuffled(r, m, cards):
+    """Write the cards of mask m into cards[:k] in random order; return k."""
+    k = 0
+    while m:
+        c = core.low_card(m)
+        m &= m - ONE
+        j = core.rng_below(r, k + 1)
+        cards[k] = cards[j]
+        cards[j] = c
+        k += 1
+    return k
+
+
+@njit(cache=True)
+def _deal_unseen(r, prm, view, cards):
+    """Deal the unseen cards to the unknown hand slots and the talon; False if they don't fit."""
+    n = prm[core.P_N]
+    talon_n = view[V_TALON]
+    face_up = view[V_TCARD] if talon_n > 0 else -1
+    seen = np.uint64(view[V_HAND] | view[V_DISCARD] | view[V_UNCOV] | view[V_COV]
+                     | view[V_COVERING])
+    if face_up >= 0:
+        seen |= bit(face_up)
+    for q in range(1, n):
+        seen |= np.uint64(view[V_KNOWN + q])
+    k = _shuffled(r, _deck(prm) & ~seen, cards)
+    need = talon_n - (1 if face_up >= 0 else 0)
+    for q in range(1, n):
+        need += view[V_HSIZE + q] - popcount(np.uint64(view[V_KNOWN + q]))
+    if need != k or (talon_n > 0 and face_up < 0):
+        return False
+    r.hands[0] = np.uint64(view[V_HAND])
+    j = 0
+    for q in range(1, MAXP):
+        h = ZERO
+        if q < n:
+            h = np.uint64(view[V_KNOWN + q])
+            for _ in range(view[V_HSIZE + q] - popcount(h)):
+                h |= bit(cards[j])
+                j += 1
+        r.hands[q] = h
+    for i in range(NUM_CARDS):
+        r.talon[i] = -1
+    for i in range(talon_n - 1):
+        r.talon[i] = cards[j + i]
+    if face_up >= 0:
+        r.talon[talon_n - 1] = face_up
+    r.talon_top = 0
+    r.talon_end = talon_n
+    r.trump_card = face_up
+    return True
+
+
+@njit(cache=True)
+def _set_table(r, view):
+    """Attack slots: covered cards first, each paired with a covering card that beats it
+    when the greedy pairing finds one (only the masks matter for the future)."""
+    trump = view[V_TRUMP]
+    cov, covering = np.uint64(view[V_COV]), np.uint64(view[V_COVERING])
+    for i in range(TABLE_SLOTS):
+        r.attack[i] = -1
+        r.cover[i] = -1
+    k = 0
+    ranks = ZERO
+    free = covering
+    while cov:
+        a = core.low_card(cov)
+        cov &= cov - ONE
+        fit = free & BEATS[trump, a]
+        b = core.low_card(fit) if fit else core.low_card(free)
+        free &= ~bit(b)
+        r.attack[k] = a
+        r.cover[k] = b
+        ranks |= RANK_MASK[a >> 2] | RANK_MASK[b >> 2]
+        k += 1
+    unc = np.uint64(view[V_UNCOV])
+    r.n_uncovered = popcount(unc)
+    while unc:
+        a = core.low_card(unc)
+        unc &= unc - ONE
+        r.attack[k] = a
+        ranks |= RANK_MASK[a >> 2]
+        k += 1
+    r.n_attack = k
+    r.table_ranks = ranks
+    return k == view[V_NATT]
+
+
+@njit(cache=True)
+def _set_roles(r, prm, view):
+    """Roles, phase and the thrower list; False if to_act is not where the phase says."""
+    n = prm[core.P_N]
+    r.n_out = 0
+    for p in range(MAXP):
+        r.in_game[p] = view[V_INGAME + p] if p < n else 0
+        r.shown[p] = view[V_SHOWN + p] if p < n else 0
+        r.known[p] = np.uint64(view[V_KNOWN + p]) if p > 0 else ZERO
+        r.out_order[p] = -1
+    for p in range(n):
+        if not r.in_game[p]:
+            r.out_order[r.n_out] = p
+            r.n_out += 1
+    r.discard = np.uint64(view[V_DISCARD])
+    r.trump = view[V_TRUMP]
+    r.attacker, r.defender = view[V_ATT], view[V_DEF]
+    r.opener, r.to_act = view[V_OPENER], view[V_TOACT]
+    r.phase, r.take = view[V_PHASE], view[V_TAKE]
+    r.limit, r.passes = view[V_LIMIT], view[V_PASSES]
+    r.durak = NO_SEAT
+    core.set_throwers(r, prm)
+    r.thrower_idx = 0
+    if r.phase == DEFEND:
+        return r.to_act == r.defender
+    for i in range(r.n_throwers):
+        if r.throwers[i] == r.to_act:
+            r.thrower_idx = i
+            return True
+    return False
+
+
+@njit(cache=True)
+def determinize(r, prm, view, cards):
+    """Write into the record r a random full state consistent with the observer's view.
+
+    ``view`` is ``view_array(decoded observation)`` (observer = seat 0); ``cards`` is
+    int64[52] scratch; randomness comes from ``r.rng``. Returns False when the
+    view is inconsistent (the state is then unusable).
+    """
+    if view[V_PHASE] != ATTACK and view[V_PHASE] != DEFEND:
+        return False
+    if not _deal_unseen(r, prm, view, cards):
+        return False
+    if not _set_table(r, view):
+        return False
+    return _set_roles(r, prm, view)
+
+
+@njit(cache=True)
+def determinize_at(st, g, prm, view, cards):
+    """``determinize`` on game g of the batch ``st`` (the entry point from Python)."""
+    return determinize(st[g], prm, view, cards)
+
+
+# ---------------------------------------------------------------- playout policies
+
+
+@njit(cache=True, inline="always")
+def _cost(c, trump):
+    """Card value for the greedy policy: rank, every trump above every plain card."""
+    return (c >> 2) + (16 if (c & 3) == trump else 0)
+
+
+@njit(cache=True)
+def greedy_action(r, prm, buf, n):
+    """Attack and throw in with the cheapest plain card (open with the cheapest card),
+    cover with the cheapest beater, else transfer with a plain card, else take."""
+    trump, low = r.trump, prm[core.P_LOW]
+    a_play, a_beat, a_tr = prm[core.A_PLAY], prm[core.A_BEAT], prm[core.A_TRANSFER]
+    deck = prm[core.P_DECK]
+    opening = r.n_attack == 0
+    best, best_cost = -1, 1 << 30
+    if r.phase == ATTACK:
+        for i in range(n):
+            a = buf[i]
+            if a >= a_play and a < a_beat:
+                cost = _cost(a - a_play + low, trump)
+                if cost < best_cost and (opening or cost < 16):
+                    best, best_cost = a, cost
+        return best if best >= 0 else buf[0]
+    for i in range(n):
+        a = buf[i]
+        if a >= a_beat and a < a_tr:
+            cost = _cost((a - a_beat) % deck + low, trump)
+        elif a >= a_tr and a < prm[core.A_SHOW]:
+            cost = 100 + _cost(a - a_tr + low, trump)
+            if cost >= 116:
+                continue
+        else:
+            continue
+        if cost < best_cost:
+            best, best_cost = a, cost
+    return best if best >= 0 else 1
+
+
+@njit(cache=True)
+def advance(r, prm, action, buf, log):
+    """core.step, returning only the number of legal moves that follow."""
+    n, _ = core.step(r, prm, action, buf, log)
+    return n
+
+
+@njit(cache=True)
+def playout(r, prm, n, buf, log, greedy):
+    """Play on with the random or the greedy policy (n legal moves in buf).
+
+    With an empty talon, cards can circulate for ever (each side keeps taking), and
+    a deterministic policy can repeat such a cycle: a playout stops after
+    ``PLAYOUT_CAP_PER_CARD * deck size`` decisions, unfinished, and scores as a draw.
+    """
+    for _ in range(PLAYOUT_CAP_PER_CARD * prm[core.P_DECK]):
+        if n <= 0:
+            return
+        a = greedy_action(r, prm, buf, n) if greedy else buf[core.rng_below(r, n)]
+        n = advance(r, prm, a, buf, log)
+
+
+# ---------------------------------------------------------------- the tree
+
+
+@njit(cache=True)
+def _find_child(t_child, t_sib, t_key, node, key):
+    ch = t_child[node]
+    while ch != NO_NODE:
+        if t_key[ch] == key:
+            return ch
+        ch = t_sib[ch]
+    return NO_NODE
+
+
+@njit(cache=True)
+def _new_child(t_child, t_sib, t_key, t_stats, meta, node, key):
+    """Append a child; NO_NODE when the tree is full."""
+    k = meta[0]
+    if k >= t_key.shape[0]:
+        return NO_NODE
+    meta[0] = k + 1
+    t_key[k] = key
+    t_child[k] = NO_NODE
+    t_sib[k] = t_child[node]
+    t_child[node] = k
+    t_stats[k, 0] = 0.0
+    t_stats[k, 1] = 0.0
+    t_stats[k, 2] = 0.0
+    return k
+
+
+@njit(cache=True)
+def _select(t_child, t_sib, t_key, t_stats, node, buf, n, mover, c, untried):
+    """Bump availability of the legal children; return (best child by UCB, untried count).
+
+    Untried legal actions go to ``untried``; the best child is NO_NODE if none exists.
+    """
+    best, best_v, k = NO_NODE, -1e300, 0
+    for i in range(n):
+        ch = _find_child(t_child, t_sib, t_key, node, buf[i] * KEY_SEATS + mover)
+        if ch == NO_NODE:
+            untried[k] = buf[i]
+            k += 1
+            continue
+        t_stats[ch, 2] += 1.0
+        visits = t_stats[ch, 0]
+        v = t_stats[ch, 1] / visits + c * np.sqrt(np.log(t_stats[ch, 2]) / visits)
+        if v > best_v:
+            best, best_v = ch, v
+    return best, k
+
+
+@njit(cache=True)
+def search(st, prm, view, iterations, c, greedy, t_child, t_sib, t_key, t_stats, meta,
+           buf, log, cards, path, movers, rew, untried):
+    """Run ISMCTS iterations on the tree (root = node 0) using game 0 of ``st``.
+
+    ``t_stats[node]`` is (visits, total reward of the mover into it, availability);
+    ``meta[0]`` the node count. Returns the iterations done (fewer only when the
+    view cannot be determinized).
+    """
+    r = st[0]
+    for it in range(iterations):
+        if not determinize(r, prm, view, cards):
+            return it
+        n = core.legal_actions(r, prm, buf)
+        node, depth = 0, 0
+        while n > 0 and depth < path.shape[0]:
+            mover = r.to_act
+            ch, k = _select(t_child, t_sib, t_key, t_stats, node, buf, n, mover, c, untried)
+            if k > 0:
+                a = untried[core.rng_below(r, k)]
+                ch = _new_child(t_child, t_sib, t_key, t_stats, meta, node, a * KEY_SEATS + mover)
+            else:
+                a = t_key[ch] // KEY_SEATS
+            n = advance(r, prm, a, buf, log)
+            if ch == NO_NODE:
+                break
+            path[depth], movers[depth] = ch, mover
+            depth += 1
+            node = ch
+            if k > 0:
+                break
+        playout(r, prm, n, buf, log, greedy)
+        core.rewards(r, prm, rew)
+        for i in range(depth):
+            t_stats[path[i], 0] += 1.0
+            t_stats[path[i], 1] += rew[movers[i]]
+    return iterations
+
+
+@njit(cache=True)
+def root_visits(t_child, t_sib, t_key, t_stats, out):
+    """Visits of each root child into out[action] (the root mover is seat 0)."""
+    ch = t_child[0]
+    while ch != NO_NODE:
+        out[t_key[ch] // KEY_SEATS] = t_stats[ch, 0]
+        ch = t_sib[ch]
+
+
+# ---------------------------------------------------------------- the agent
+
+
+class ISMCTSAgent(Agent):
+    """ISMCTS player over the numba core.
+
+    Args:
+        rules: the rules to play.
+        iterations: iterations per decision (the budget when ``time_per_move`` is None).
+        time_per_move: seconds per decision; when set it replaces ``iterations`` (the
+            tree then holds at most ``max_nodes`` or 2**18 nodes).
+        c: UCB exploration constant (rewards are in -1..1).
+        playout: ``"random"`` or ``"greedy"`` playout policy.
+        seed: seeds the search (re-seeded by ``reset``); None draws each search's seed
+            from the ``rng`` given to ``act``.
+        max_nodes: tree capacity; 0 picks ``iterations + 2``, enough for any search.
+    """
+
+    name = "ismcts"
+
+    def __init__(self, rules: Rules, *, iterations: int = 4000, time_per_move: float | None = None,
+                 c: float = 0.7, playout: str = "greedy", seed: int | None = None,
+                 max_nodes: int = 0):
+        super().__init__(rules)
+        if isinstance(time_per_move, str):  # the registry passes untyped None defaults as text
+            time_per_move = None if time_per_move.lower() in ("", "none") else float(time_per_move)
+        if isinstance(seed, str):
+            seed = None if seed.lower() in ("", "none") else int(seed)
+        if int(iterations) < 1:
+            raise ValueError(f"iterations must be >= 1, got {iterations!r}")
+        if time_per_move is not None and not time_per_move > 0:
+            raise ValueError(f"time_per_move must be > 0 or None, got {time_per_move!r}")
+        if playout not in _PLAYOUTS:
+            raise ValueError(f"playout must be one of {_PLAYOUTS}, got {playout!r}")
+        self.iterations = int(iterations)
+        self.time_per_move = time_per_move
+        self.c = float(c)
+        self.playout = playout
+        self.seed = seed
+        self.prm = core.kernel_params(rules)
+        cap = int(max_nodes) or (self.iterations + 2 if time_per_move is None else 1 << 18)
+        self._t_child = np.full(cap, NO_NODE, np.int32)
+        self._t_sib = np.full(cap, NO_NODE, np.int32)
+        self._t_key = np.zeros(cap, np.int64)
+        self._t_stats = np.zeros((cap, 3), np.float64)
+        self._meta = np.zeros(1, np.int64)
+        self._st = core.new_state(1)
+        n_act = int(self.prm[core.A_N])
+        self._buf = np.zeros(n_act, np.int64)
+        self._untried = np.zeros(n_act, np.int64)
+        self._log = np.zeros((0, 2), np.int32)
+        self._cards = np.zeros(NUM_CARDS, np.int64)
+        self._path = np.zeros(4096, np.int64)
+        self._movers = np.zeros(4096, np.int64)
+        self._rew = np.zeros(rules.num_players, np.float64)
+        self._visits = np.zeros(n_act, np.float64)
+        self.last_iterations = 0
+        self.reset()
+
+    def reset(self) -> None:
+        self._seed_rng = np.random.default_rng(self.seed) if self.seed is not None else None
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray,
+            rng: np.random.Generator) -> int:
+        legal = np.flatnonzero(action_mask)
+        if len(legal) == 1:
+            return int(legal[0])
+        src = self._seed_rng if self._seed_rng is not None else rng
+        self._st["rng"][0] = np.uint64(int(src.integers(0, 2**63)))
+        view = view_array(fast_decode(observation, self.rules))
+        self._run(view)
+        self._visits[:] = -1.0
+        root_visits(self._t_child, self._t_sib, self._t_key, self._t_stats, self._visits)
+        scores = self._visits[legal]
+        if scores.max() < 0:  # the view could not be determinized: should not happen
+            return int(src.choice(legal))
+        return int(legal[int(np.argmax(scores))])
+
+    def _run(self, view: np.ndarray) -> None:
+        self._meta[0] = 1
+        self._t_child[0] = NO_NODE
+        args = (self.c, self.playout == "greedy", self._t_child, self._t_sib, self._t_key,
+                self._t_stats, self._meta, self._buf, self._log, self._cards, self._path,
+                self._movers, self._rew, self._untried)
+        if self.time_per_move is None:
+            self.last_iterations = search(self._st, self.prm, view, self.iterations, *args)
+            return
+        deadline = time.perf_counter() + self.time_per_move
+        done, chunk = 0, 16
+        while time.perf_counter() < deadline and self._meta[0] < len(self._t_key) - 1:
+            k = search(self._st, self.prm, view, chunk, *args)
+            done += k
+            if k < chunk:
+                break
+        self.last_iterations = done

@@ -1,0 +1,324 @@
+"""The PPO network, its masked categorical policy, checkpoints and ``PPOAgent``.
+
+The policy is a masked categorical over the *legal* actions only. The dense 0/1
+mask that the environment gives is turned into a padded list of legal action ids
+(``legal_lists``); logits are gathered for those ids and the padding gets a large
+negative logit (MicroRTS-Py's ``CategoricalMasked``, in sparse form). The legal
+lists are the mask stored with the rollout and reused in the update.
+
+Heads (``network.head``):
+
+- ``factored`` (default): ``logit(beat a b) = u[a] + v[b] + w[a, b]`` with ``u``,
+  ``v`` computed from the state and ``w`` a learned static pair bias, so the output
+  layer has ``2 + 5 D`` units instead of ``2 + D + D*D + ...`` (1334 for 36 cards).
+- ``dense``: one output unit per action id.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+from numba import njit
+from torch import nn
+
+from durak_env import Rules
+from durak_env.actions import ActionLayout
+from durak_env.observation import LAYOUT_VERSION, observation_size
+
+from .base import Agent
+
+CHECKPOINT_FORMAT = 1
+NEG = -1e9  # logit of an illegal (padding) entry
+
+
+@dataclass
+class NetworkConfig:
+    """The policy/value network (an MLP trunk shared by both heads)."""
+
+    hidden: list[int] = field(default_factory=lambda: [256, 256])
+    """Widths of the hidden layers of the shared trunk."""
+    activation: str = "relu"
+    """``relu`` or ``tanh``."""
+    head: str = "factored"
+    """``factored`` (beat logits u[a] + v[b] + pair bias) or ``dense`` (one unit per action)."""
+
+    def validate(self) -> None:
+        if not self.hidden or any(not isinstance(h, int) or h < 1 for h in self.hidden):
+            raise ValueError(f"network.hidden must be a non-empty list of ints >= 1, "
+                             f"got {self.hidden!r}")
+        if self.activation not in ("relu", "tanh"):
+            raise ValueError(f"network.activation must be 'relu' or 'tanh', "
+                             f"got {self.activation!r}")
+        if self.head not in ("factored", "dense"):
+            raise ValueError(f"network.head must be 'factored' or 'dense', got {self.head!r}")
+
+
+# ---------------------------------------------------------------- masks as legal lists
+
+
+@njit(cache=True)
+def _fill_legal(mask, width, ids, counts):
+    for b in range(mask.shape[0]):
+        k = 0
+        for a in range(mask.shape[1]):
+            if mask[b, a]:
+                ids[b, k] = a
+                k += 1
+        counts[b] = k
+        for j in range(k, width):
+            ids[b, j] = 0
+
+
+def legal_lists(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Dense 0/1 mask ``[B, A]`` -> legal ids ``int64[B, W]`` (0-padded) and counts ``[B]``.
+
+    ``W`` is the largest number of legal actions in the batch.
+    """
+    mask = np.ascontiguousarray(mask)
+    counts = mask.sum(1, dtype=np.int64) if mask.dtype != np.bool_ else mask.sum(1)
+    width = max(int(counts.max()) if len(counts) else 1, 1)
+    ids = np.empty((mask.shape[0], width), np.int64)
+    _fill_legal(mask.view(np.int8) if mask.dtype == np.bool_ else mask, width, ids, counts)
+    return ids, counts
+
+
+def legal_valid(counts: torch.Tensor, width: int) -> torch.Tensor:
+    """Bool ``[B, W]``: True on real entries of the legal lists, False on padding."""
+    return torch.arange(width, device=counts.device)[None, :] < counts[:, None]
+
+
+def layer_init(layer: nn.Linear, std: float = np.sqrt(2), bias_const: float = 0.0) -> nn.Linear:
+    nn.init.orthogonal_(layer.weight, std)
+    nn.init.constant_(layer.bias, bias_const)
+    return layer
+
+
+def _factored_tables(lay: ActionLayout) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Per action id: index of its unit, of its second unit (beat) and of its pair bias."""
+    d = lay.deck_size
+    zero_unit, zero_pair = 2 + 5 * d, d * d
+    i1 = np.zeros(lay.n, np.int64)
+    i2 = np.full(lay.n, zero_unit, np.int64)
+    ip = np.full(lay.n, zero_pair, np.int64)
+    i1[1] = 1
+    i1[lay.play:lay.beat] = 2 + np.arange(d)
+    pairs = np.arange(d * d)
+    i1[lay.beat:lay.transfer] = 2 + d + pairs // d
+    i2[lay.beat:lay.transfer] = 2 + 2 * d + pairs % d
+    ip[lay.beat:lay.transfer] = pairs
+    i1[lay.transfer:lay.show] = 2 + 3 * d + np.arange(lay.show - lay.transfer)
+    i1[lay.show:lay.n] = 2 + 4 * d + np.arange(lay.n - lay.show)
+    return torch.from_numpy(i1), torch.from_numpy(i2), torch.from_numpy(ip)
+
+
+class PPONet(nn.Module):
+    """Shared MLP trunk, a policy head over legal actions and a value head."""
+
+    def __init__(self, rules: Rules, cfg: NetworkConfig):
+        super().__init__()
+        cfg.validate()
+        self.rules, self.cfg = rules, cfg
+        self.layout = ActionLayout.of(rules)
+        act = nn.ReLU if cfg.activation == "relu" else nn.Tanh
+        layers, width = [], observation_size(rules)
+        for h in cfg.hidden:
+            layers += [layer_init(nn.Linear(width, h)), act()]
+            width = h
+        self.trunk = nn.Sequential(*layers)
+        d = rules.deck_size
+        if cfg.head == "factored":
+            self.actor = layer_init(nn.Linear(width, 2 + 5 * d), std=0.01)
+            self.pair_bias = nn.Parameter(torch.zeros(d * d))
+            i1, i2, ip = _factored_tables(self.layout)
+            self.register_buffer("i1", i1, persistent=False)
+            self.register_buffer("i2", i2, persistent=False)
+            self.register_buffer("ip", ip, persistent=False)
+        else:
+            self.actor = layer_init(nn.Linear(width, self.layout.n), std=0.01)
+        self.critic = layer_init(nn.Linear(width, 1), std=1.0)
+
+    def get_value(self, x: torch.Tensor) -> torch.Tensor:
+        return self.critic(self.trunk(x)).squeeze(-1)
+
+    def legal_logits(self, hidden: torch.Tensor, ids: torch.Tensor,
+                     valid: torch.Tensor) -> torch.Tensor:
+        """Logits ``[B, W]`` of the listed action ids; padding gets ``NEG``."""
+        out = self.actor(hidden)
+        if self.cfg.head == "factored":
+            out = nn.functional.pad(out, (0, 1))
+            pair = nn.functional.pad(self.pair_bias, (0, 1))
+            logits = (out.gather(1, self.i1[ids]) + out.gather(1, self.i2[ids])
+                      + pair[self.ip[ids]])
+        else:
+            logits = out.gather(1, ids)
+        return torch.where(valid, logits, torch.full_like(logits, NEG))
+
+    def get_action_and_value(self, x: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor,
+                             action: torch.Tensor | None = None, greedy: bool = False):
+        """Masked categorical over the legal lists.
+
+        Args:
+            x: observations ``[B, obs_size]``.
+            ids, valid: the legal lists (``legal_lists``) and their padding mask.
+            action: positions in the legal lists to score; sampled when None.
+            greedy: with ``action=None``, take the most likely action instead.
+
+        Returns:
+            (position in the legal list, log-probability, entropy, value)
+        """
+        hidden = self.trunk(x)
+        logits = self.legal_logits(hidden, ids, valid)
+        logp_all = torch.log_softmax(logits, -1)
+        if action is None:
+            if greedy:
+                action = logits.argmax(-1)
+            else:  # Gumbel-max sampling; padding keeps its huge negative logit
+                u = torch.rand_like(logits).clamp_(1e-20, 1.0)
+                action = (logits - torch.log(-torch.log(u))).argmax(-1)
+        logp = logp_all.gather(1, action[:, None]).squeeze(1)
+        p = logp_all.exp()
+        entropy = -(p * torch.where(valid, logp_all, torch.zeros_like(logp_all))).sum(-1)
+        return action, logp, entropy, self.critic(hidden).squeeze(-1)
+
+
+@torch.inference_mode()
+def policy_act(net: PPONet, obs: np.ndarray, mask: np.ndarray, greedy: bool = False,
+               generator_seed: int | None = None) -> np.ndarray:
+    """Batched action ids for observations and dense masks (inference only)."""
+    ids, counts = legal_lists(mask)
+    t_ids = torch.from_numpy(ids)
+    valid = legal_valid(torch.from_numpy(counts), ids.shape[1])
+    if generator_seed is not None:
+        torch.manual_seed(generator_seed)
+    pos, _, _, _ = net.get_action_and_value(torch.from_numpy(np.ascontiguousarray(obs)),
+                                            t_ids, valid, greedy=greedy)
+    return ids[np.arange(len(ids)), pos.numpy()]
+
+
+# ---------------------------------------------------------------- checkpoints
+
+
+def save_checkpoint(path: str | Path, net: PPONet, optimizer=None, config: dict | None = None,
+                    extra: dict | None = None) -> None:
+    """Write weights, optimizer, config, rules and the observation layout version."""
+    data = {
+        "format": CHECKPOINT_FORMAT,
+        "model": net.state_dict(),
+        "optimizer": optimizer.state_dict() if optimizer is not None else None,
+        "network": dataclasses.asdict(net.cfg),
+        "rules": net.rules.to_dict(),
+        "layout_version": LAYOUT_VERSION,
+        "obs_size": observation_size(net.rules),
+        "num_actions": net.layout.n,
+        "config": config or {},
+        **(extra or {}),
+    }
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    torch.save(data, tmp)
+    tmp.replace(path)
+
+
+def load_checkpoint(path: str | Path, rules: Rules | None = None) -> tuple[PPONet, dict]:
+    """Rebuild the network of a checkpoint.
+
+    Raises:
+        FileNotFoundError: no such file.
+        ValueError: not a checkpoint of this trainer, or made for other rules or
+            another observation layout than ``rules`` / the installed ``durak_env``.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"checkpoint {str(path)!r} does not exist")
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=False)
+    except Exception as e:  # noqa: BLE001 - any unpickling failure means "not a checkpoint"
+        raise ValueError(f"{path} is not a readable PPO checkpoint: {e}") from None
+    if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f"{path} is not a PPO checkpoint (format {CHECKPOINT_FORMAT})")
+    if data["layout_version"] != LAYOUT_VERSION:
+        raise ValueError(
+            f"{path} was trained on observation layout version {data['layout_version']}, "
+            f"but durak_env now has LAYOUT_VERSION={LAYOUT_VERSION}; retrain the agent")
+    ck_rules = Rules.from_dict(data["rules"])
+    if rules is not None and ck_rules != rules:
+        diff = {k: (v, getattr(rules, k)) for k, v in ck_rules.to_dict().items()
+                if getattr(rules, k) != v}
+        raise ValueError(f"{path} was trained for other rules; differing fields "
+                         f"(checkpoint, requested): {diff}")
+    net = PPONet(ck_rules, NetworkConfig(**data["network"]))
+    net.load_state_dict(data["model"])
+    net.eval()
+    return net, data
+
+
+class PPOAgent(Agent):
+    """A trained PPO policy behind the agent interface ``act(obs, mask, rng) -> int``.
+
+    Args:
+        rules: the rules to play; must match the checkpoint's.
+        path: checkpoint file (``.pt``) written by ``train.py``.
+        greedy: play the most likely action (True) or sample from the policy.
+    """
+
+    name = "ppo"
+
+    def __init__(self, rules: Rules | None = None, *, path: str = "", greedy: bool = True):
+        if not path:
+            raise ValueError("PPOAgent needs path=CHECKPOINT (spec 'ppo:PATH')")
+        if rules is not None and not isinstance(rules, Rules):
+            raise ValueError(f"rules must be a durak_env.Rules, got {type(rules).__name__}")
+        self.net, self.checkpoint = load_checkpoint(path, rules)
+        self.rules = self.net.rules
+        self.greedy = bool(greedy)
+        self.path = str(path)
+
+    @classmethod
+    def load(cls, path: str | Path, rules: Rules | None = None, greedy: bool = True) -> PPOAgent:
+        return cls(rules, path=str(path), greedy=greedy)
+
+    def reset(self) -> None:
+        """The policy is memoryless: nothing to forget between games."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray,
+            rng: np.random.Generator | None = None) -> int:
+        """A legal action id for one observation (sampling uses ``rng``)."""
+        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None],
+                                  rng)[0])
+
+    @torch.inference_mode()
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray,
+                  rng: np.random.Generator | None = None) -> np.ndarray:
+        """Action ids for a batch of observations and dense masks."""
+        ids, counts = legal_lists(mask)
+        if (counts == 0).any():
+            raise ValueError("an action mask has no legal action")
+        valid = legal_valid(torch.from_numpy(counts), ids.shape[1])
+        hidden = self.net.trunk(torch.as_tensor(np.ascontiguousarray(obs), dtype=torch.float32))
+        logits = self.net.legal_logits(hidden, torch.from_numpy(ids), valid).numpy()
+        if self.greedy:
+            pos = logits.argmax(1)
+        else:
+            rng = rng if rng is not None else np.random.default_rng()
+            g = rng.gumbel(size=logits.shape).astype(np.float32)
+            pos = (logits + g).argmax(1)
+        return ids[np.arange(len(ids)), pos]
+
+    def __repr__(self) -> str:
+        return f"PPOAgent({self.path!r}, greedy={self.greedy})"
+
+
+def export_checkpoint(src: str | Path, dst: str | Path) -> Path:
+    """Copy a training checkpoint without the opponent pool and history (a small file)."""
+    data = torch.load(Path(src), map_location="cpu", weights_only=False)
+    for key in ("pool", "history"):
+        data.pop(key, None)
+    dst = Path(dst)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(data, dst)
+    return dst

@@ -1,0 +1,364 @@
+"""Training configuration: YAML mapped onto typed dataclasses, unknown keys rejected.
+
+``load_config(path, overrides)`` reads a YAML file (sections ``rules``, ``env``,
+``network``, ``ppo``, ``selfplay``, ``eval``, ``logging`` plus top-level ``exp_name``,
+``seed``, ``torch_threads``), applies dotted ``key=value`` overrides and validates
+every value. Each field's docstring (the string under it) documents it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from durak_env import Rules
+
+from .ppo import NetworkConfig
+
+
+class ConfigError(ValueError):
+    """A configuration file or override that cannot be used; the message says why."""
+
+
+@dataclass
+class EnvConfig:
+    """The vector environment."""
+
+    num_envs: int = 1024
+    """Games stepped together (``VectorEnv`` batch size)."""
+    num_threads: int = 2
+    """numba threads for the environment kernels."""
+
+
+@dataclass
+class PPOConfig:
+    """PPO hyper-parameters (CleanRL names)."""
+
+    total_timesteps: int = 5_000_000
+    """Environment steps (decisions of every seat, learner or not) to train for."""
+    num_steps: int = 64
+    """Vector steps per rollout; a rollout holds ``num_steps * num_envs`` decisions."""
+    lr: float = 2.5e-4
+    """Adam learning rate."""
+    anneal_lr: bool = True
+    """Anneal the learning rate linearly to 0 over the run."""
+    gamma: float = 1.0
+    """Discount per own decision (games are short and end with the only reward)."""
+    gae_lambda: float = 0.95
+    """GAE lambda."""
+    minibatch_size: int = 8192
+    """Learner samples per gradient step."""
+    update_epochs: int = 2
+    """Passes over the rollout per update."""
+    norm_adv: bool = True
+    """Normalise advantages per minibatch."""
+    clip_coef: float = 0.2
+    """Surrogate clipping coefficient."""
+    clip_vloss: bool = False
+    """Clip the value loss like the policy (CleanRL option)."""
+    ent_coef: float = 0.01
+    """Entropy bonus coefficient."""
+    vf_coef: float = 0.5
+    """Value loss coefficient."""
+    max_grad_norm: float = 0.5
+    """Global gradient-norm clip."""
+    target_kl: float | None = None
+    """Stop the epochs of an update early when the approximate KL exceeds this."""
+
+
+@dataclass
+class SelfPlayConfig:
+    """Who the learner plays against. Shares are per game and are normalised to sum 1."""
+
+    self_share: float = 0.5
+    """Games where the learner plays every seat (every seat's decisions are trained on)."""
+    pool_share: float = 0.4
+    """Games against a snapshot from the pool (the learner plays one seat)."""
+    heuristic_share: float = 0.1
+    """Games against a heuristic baseline (the learner plays one seat)."""
+    heuristics: list[str] = field(default_factory=lambda: ["random"])
+    """Agent specs (``agents.make_agent``) for the heuristic games, drawn uniformly."""
+    snapshot_every: int = 10
+    """Add a snapshot of the learner to the pool every this many updates."""
+    pool_size: int = 20
+    """Most snapshots kept (the oldest are dropped, the first one is kept)."""
+    pool_sampling: str = "prioritized"
+    """``uniform`` or ``prioritized`` (snapshots that beat the learner more often are drawn
+    more often)."""
+    active_snapshots: int = 2
+    """Snapshots drawn from the pool for each rollout (their inference is batched)."""
+
+
+@dataclass
+class EvalConfig:
+    """Periodic evaluation (win rates with Wilson 95% intervals)."""
+
+    every: int = 20
+    """Evaluate every this many updates (0: only at the end)."""
+    games: int = 512
+    """Games per opponent in periodic evaluations (seats alternate)."""
+    final_games: int = 2000
+    """Games per opponent in the final evaluation."""
+    opponents: list[str] = field(default_factory=lambda: ["random", "expert"])
+    """Agent specs to evaluate against."""
+    heuristic_games: int = 64
+    """Cap on ``games`` and ``final_games`` for opponents other than ``random``: they act
+    one observation at a time in Python (``expert`` takes ~10-20 ms per decision)."""
+    greedy: bool = True
+    """Evaluate the greedy (argmax) policy rather than sampling."""
+
+
+@dataclass
+class LoggingConfig:
+    """Run directory, TensorBoard, checkpoints and the progress bar."""
+
+    runs_dir: str = "runs"
+    """Parent directory of the run directories ``{exp}__{seed}__{time}``."""
+    checkpoint_every: int = 50
+    """Save ``checkpoints/latest.pt`` every this many updates (and always at the end)."""
+    progress: bool = True
+    """Show a tqdm progress bar."""
+    log_every: int = 1
+    """Write the loss and speed charts every this many updates."""
+
+
+@dataclass
+class TrainConfig:
+    """Everything a training run needs; ``config.yaml`` in the run directory."""
+
+    exp_name: str = "ppo_durak"
+    """Experiment name, the first part of the run directory name."""
+    seed: int = 1
+    """Seed of the environments, the network initialisation and the opponent draws."""
+    torch_threads: int = 2
+    """``torch.set_num_threads`` for inference and the update."""
+    rules: Rules = field(default_factory=Rules)
+    """Game rules (``durak_env.Rules`` fields)."""
+    env: EnvConfig = field(default_factory=EnvConfig)
+    network: NetworkConfig = field(default_factory=NetworkConfig)
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    logging: LoggingConfig = field(default_factory=LoggingConfig)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+# ---------------------------------------------------------------- building and checking
+
+
+def _type_ok(value, tp) -> bool:
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        return any(_type_ok(value, t) for t in typing.get_args(tp))
+    if tp is type(None):
+        return value is None
+    if tp is bool:
+        return isinstance(value, bool)
+    if tp is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if tp is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if tp is str:
+        return isinstance(value, str)
+    if origin is list:
+        (item,) = typing.get_args(tp)
+        return isinstance(value, list) and all(_type_ok(v, item) for v in value)
+    return isinstance(value, tp)
+
+
+def _build(cls, data, where: str):
+    if isinstance(data, cls):
+        return data
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where or 'config'} must be a mapping, got {data!r}")
+    hints = typing.get_type_hints(cls)
+    names = [f.name for f in dataclasses.fields(cls)]
+    unknown = [k for k in data if k not in names]
+    if unknown:
+        raise ConfigError(f"unknown key(s) {', '.join(_dot(where, k) for k in unknown)}; "
+                          f"valid keys{' in ' + where if where else ''}: {', '.join(names)}")
+    kwargs = {}
+    for k, v in data.items():
+        tp, key = hints[k], _dot(where, k)
+        if dataclasses.is_dataclass(tp):
+            if tp is Rules:
+                try:
+                    kwargs[k] = v if isinstance(v, Rules) else Rules.from_dict(v or {})
+                except (TypeError, ValueError) as e:
+                    raise ConfigError(f"{key}: {e}") from None
+            else:
+                kwargs[k] = _build(tp, v, key)
+        elif not _type_ok(v, tp):
+            raise ConfigError(f"{key} must be of type {_tname(tp)}, got {v!r}")
+        else:
+            kwargs[k] = float(v) if tp is float else v
+    return cls(**kwargs)
+
+
+def _dot(where, k):
+    return f"{where}.{k}" if where else k
+
+
+def _tname(tp) -> str:
+    return getattr(tp, "__name__", None) or str(tp).replace("typing.", "")
+
+
+def _positive(cfg: TrainConfig):
+    checks = [
+        ("env.num_envs", cfg.env.num_envs, 1), ("env.num_threads", cfg.env.num_threads, 1),
+        ("torch_threads", cfg.torch_threads, 1),
+        ("ppo.total_timesteps", cfg.ppo.total_timesteps, 1),
+        ("ppo.num_steps", cfg.ppo.num_steps, 1), ("ppo.minibatch_size", cfg.ppo.minibatch_size, 1),
+        ("ppo.update_epochs", cfg.ppo.update_epochs, 1),
+        ("selfplay.snapshot_every", cfg.selfplay.snapshot_every, 1),
+        ("selfplay.pool_size", cfg.selfplay.pool_size, 1),
+        ("selfplay.active_snapshots", cfg.selfplay.active_snapshots, 1),
+        ("eval.games", cfg.eval.games, 1), ("eval.heuristic_games", cfg.eval.heuristic_games, 1),
+        ("eval.final_games", cfg.eval.final_games, 0), ("eval.every", cfg.eval.every, 0),
+        ("logging.checkpoint_every", cfg.logging.checkpoint_every, 1),
+        ("logging.log_every", cfg.logging.log_every, 1),
+    ]
+    for name, v, lo in checks:
+        if v < lo:
+            raise ConfigError(f"{name} must be >= {lo}, got {v}")
+
+
+def validate(cfg: TrainConfig) -> TrainConfig:
+    """Check value ranges that the types alone do not; raise ``ConfigError`` naming the key."""
+    _positive(cfg)
+    p, s = cfg.ppo, cfg.selfplay
+    for name, v in [("ppo.lr", p.lr), ("ppo.clip_coef", p.clip_coef),
+                    ("ppo.max_grad_norm", p.max_grad_norm)]:
+        if not v > 0:
+            raise ConfigError(f"{name} must be > 0, got {v}")
+    for name, v in [("ppo.gamma", p.gamma), ("ppo.gae_lambda", p.gae_lambda)]:
+        if not 0 <= v <= 1:
+            raise ConfigError(f"{name} must be in [0, 1], got {v}")
+    for name, v in [("ppo.ent_coef", p.ent_coef), ("ppo.vf_coef", p.vf_coef),
+                    ("selfplay.self_share", s.self_share), ("selfplay.pool_share", s.pool_share),
+                    ("selfplay.heuristic_share", s.heuristic_share)]:
+        if v < 0:
+            raise ConfigError(f"{name} must be >= 0, got {v}")
+    if s.self_share + s.pool_share + s.heuristic_share <= 0:
+        raise ConfigError("selfplay.self_share + pool_share + heuristic_share must be > 0")
+    if s.heuristic_share > 0 and not s.heuristics:
+        raise ConfigError("selfplay.heuristics is empty but selfplay.heuristic_share > 0")
+    if s.pool_sampling not in ("uniform", "prioritized"):
+        raise ConfigError(f"selfplay.pool_sampling must be 'uniform' or 'prioritized', "
+                          f"got {s.pool_sampling!r}")
+    try:
+        cfg.network.validate()
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
+    _check_agents(cfg)
+    return cfg
+
+
+def _check_agents(cfg: TrainConfig):
+    from .registry import parse_spec
+
+    for key, specs in [("selfplay.heuristics", cfg.selfplay.heuristics),
+                       ("eval.opponents", cfg.eval.opponents)]:
+        for spec in specs:
+            try:
+                parse_spec(spec)
+            except ValueError as e:
+                raise ConfigError(f"{key}: {e}") from None
+
+
+def parse_override(text: str) -> tuple[list[str], object]:
+    """``"ppo.lr=1e-4"`` -> (["ppo", "lr"], 0.0001); values are read as YAML."""
+    key, eq, raw = text.partition("=")
+    if not eq or not key.strip():
+        raise ConfigError(f"override {text!r} must look like section.key=value, "
+                          f"e.g. ppo.lr=1e-4")
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else None
+    except yaml.YAMLError as e:
+        raise ConfigError(f"override {text!r}: value is not valid YAML: {e}") from None
+    if isinstance(value, str) and _looks_float(value):
+        value = float(value)
+    return key.strip().split("."), value
+
+
+def _looks_float(s: str) -> bool:
+    try:
+        float(s)
+    except ValueError:
+        return False
+    return True
+
+
+def apply_override(data: dict, path: list[str], value) -> None:
+    node = data
+    for part in path[:-1]:
+        nxt = node.setdefault(part, {})
+        if not isinstance(nxt, dict):
+            raise ConfigError(f"override {'.'.join(path)}: {part} is not a section")
+        node = nxt
+    node[path[-1]] = value
+
+
+def read_yaml(path: str | Path) -> dict:
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file {str(path)!r} does not exist")
+    try:
+        data = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path} is not valid YAML: {e}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} must hold a mapping of sections, got {type(data).__name__}")
+    return data
+
+
+def config_from_dict(data: dict, overrides: list[str] = ()) -> TrainConfig:
+    """Build and validate a config from a mapping plus ``key=value`` overrides."""
+    data = _deep_copy(data)
+    for text in overrides:
+        apply_override(data, *parse_override(text))
+    # YAML reads 1e-4 as a string; accept numeric strings where a float is expected.
+    _coerce_floats(TrainConfig, data)
+    return validate(_build(TrainConfig, data, ""))
+
+
+def load_config(path: str | Path, overrides: list[str] = ()) -> TrainConfig:
+    """Read a YAML config file, apply dotted overrides and validate."""
+    return config_from_dict(read_yaml(path), overrides)
+
+
+def _coerce_floats(cls, data):
+    if not isinstance(data, dict) or not dataclasses.is_dataclass(cls):
+        return
+    hints = typing.get_type_hints(cls)
+    for k, v in list(data.items()):
+        tp = hints.get(k)
+        if tp is None:
+            continue
+        if dataclasses.is_dataclass(tp) and tp is not Rules:
+            _coerce_floats(tp, v)
+        elif float in typing.get_args(tp) + (tp,) and isinstance(v, str) and _looks_float(v):
+            data[k] = float(v)
+
+
+def _deep_copy(d):
+    if isinstance(d, dict):
+        return {k: _deep_copy(v) for k, v in d.items()}
+    if isinstance(d, list):
+        return [_deep_copy(v) for v in d]
+    return d
+
+
+def dump_config(cfg: TrainConfig, path: str | Path) -> None:
+    Path(path).write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))

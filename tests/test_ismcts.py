@@ -1,0 +1,171 @@
+"""ISMCTS: determinizations agree with the observation, no peeking, legality, strength."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.ismcts import ISMCTSAgent, determinize_at, view_array
+from durak_env import Game, Rules, core, decode, observation
+from durak_env.cards import NUM_CARDS, deck_mask
+
+RULE_SETS = [
+    Rules(),
+    Rules(num_players=3),
+    Rules(num_players=4, deck_size=52, variant="perevodnoy", transfer_show_trump=True),
+    Rules(num_players=3, deck_size=24, hand_size=4, variant="prostoy"),
+    Rules(num_players=5, throw_in="neighbors", first_round_max_attack=5),
+    Rules(num_players=2, variant="perevodnoy", transfer_show_trump=True),
+    Rules(num_players=6),
+]
+
+
+def _ids(rules):
+    return (f"{rules.num_players}p-{rules.deck_size}-{rules.variant}"
+            f"{'-show' if rules.transfer_show_trump else ''}-{rules.throw_in}")
+
+
+def random_positions(rules, games, seed):
+    """Yield games stopped at random decisions of random-play games."""
+    rng = np.random.default_rng(seed)
+    for _ in range(games):
+        game = Game.new(rules, seed=int(rng.integers(1 << 62)))
+        while not game.over:
+            yield game
+            game.step(int(rng.choice(game.legal_actions())))
+
+
+def observe_rebuilt(rules, st, prm):
+    out = np.zeros(observation.observation_size(rules), np.float32)
+    observation.encode_at(st, 0, prm, observation.obs_offsets(rules), 0, out)
+    return out
+
+
+@pytest.mark.parametrize("rules", RULE_SETS, ids=_ids)
+def test_determinization_matches_observation(rules):
+    prm = core.kernel_params(rules)
+    st = core.new_state(1)
+    buf = np.zeros(int(prm[core.A_N]), np.int64)
+    cards = np.zeros(NUM_CARDS, np.int64)
+    checked = 0
+    for game in random_positions(rules, games=10, seed=rules.num_players):
+        seat = game.to_act
+        obs = game.observe(seat)
+        view = view_array(decode(obs, rules))
+        for k in range(2):  # two different samples of the same information set
+            st["rng"][0] = 1000 * checked + k + 1
+            assert determinize_at(st, 0, prm, view, cards)
+            np.testing.assert_array_equal(observe_rebuilt(rules, st, prm), obs)
+            n = core.legal_actions_at(st, 0, prm, buf)
+            assert sorted(buf[:n].tolist()) == sorted(game.legal_actions().tolist())
+            hands = [int(h) for h in st["hands"][0]]
+            talon = st["talon"][0, st["talon_top"][0] : st["talon_end"][0]].tolist()
+            placed = sum(bin(h).count("1") for h in hands) + len(talon)
+            table = 0
+            na = st["n_attack"][0]
+            for a, b in zip(st["attack"][0, :na], st["cover"][0, :na], strict=True):
+                table |= (1 << int(a)) | ((1 << int(b)) if b >= 0 else 0)
+            rest = int(st["discard"][0]) | table
+            placed += bin(rest).count("1")
+            every = rest
+            for h in hands:
+                every |= h
+            for c in talon:
+                every |= 1 << c
+            assert placed == rules.deck_size and every == deck_mask(rules.deck_size)
+        checked += 1
+    assert checked > 100
+
+
+def _reshuffle_hidden(game, seat, rng):
+    """Re-deal, inside the game, every card ``seat`` cannot see among the same slots."""
+    st, n = game._st, game.rules.num_players
+    hands, talon = st["hands"], st["talon"]
+    face_up = int(st["trump_card"][0])
+    top, end = int(st["talon_top"][0]), int(st["talon_end"][0])
+    pool = [int(c) for c in talon[0, top:end] if c != face_up]
+    free = {}
+    for p in range(n):
+        if p == seat:
+            continue
+        hidden = int(hands[0, p]) & ~int(st["known"][0, p])
+        free[p] = bin(hidden).count("1")
+        pool += [c for c in range(NUM_CARDS) if hidden >> c & 1]
+        hands[0, p] = np.uint64(int(hands[0, p]) & ~hidden)
+    rng.shuffle(pool)
+    for p, k in free.items():
+        hands[0, p] |= np.uint64(sum(1 << c for c in pool[:k]))
+        pool = pool[k:]
+    talon[0, top : top + len(pool)] = pool
+
+
+@pytest.mark.parametrize("rules", RULE_SETS[:3], ids=_ids)
+def test_decision_ignores_hidden_information(rules):
+    rng = np.random.default_rng(5)
+    seen = 0
+    for game in random_positions(rules, games=4, seed=11):
+        if rng.random() > 0.3:
+            continue
+        seat = game.to_act
+        obs, mask = game.observe(seat), game.action_mask()
+        first = ISMCTSAgent(rules, iterations=60, seed=3).act(obs, mask, None)
+        _reshuffle_hidden(game, seat, rng)
+        np.testing.assert_array_equal(game.observe(seat), obs)
+        assert ISMCTSAgent(rules, iterations=60, seed=3).act(obs, mask, None) == first
+        seen += 1
+    assert seen > 10
+
+
+def play(rules, agents, seed):
+    """One game; returns the durak seat (None on a draw). Fails on any illegal action."""
+    game = Game.new(rules, seed=seed)
+    rng = np.random.default_rng(seed)
+    for a in agents:
+        a.reset()
+    while not game.over:
+        seat = game.to_act
+        mask = game.action_mask()
+        action = agents[seat].act(game.observe(seat), mask, rng)
+        assert mask[action] == 1, f"illegal action {action} by seat {seat}"
+        game.step(action)
+    return game.durak
+
+
+class _Random:
+    def reset(self):
+        pass
+
+    def act(self, observation, action_mask, rng):
+        return int(rng.choice(np.flatnonzero(action_mask)))
+
+
+@pytest.mark.parametrize("rules", RULE_SETS, ids=_ids)
+@pytest.mark.parametrize("playout", ["random", "greedy"])
+def test_legal_in_every_variant(rules, playout):
+    agents = [ISMCTSAgent(rules, iterations=8, playout=playout) for _ in range(rules.num_players)]
+    agents[-1] = _Random()
+    for g in range(3):
+        play(rules, agents, seed=100 + g)
+
+
+def test_time_budget_is_respected():
+    rules = Rules()
+    agent = ISMCTSAgent(rules, time_per_move=0.02)
+    game = Game.new(rules, seed=1)
+    t = __import__("time").perf_counter()
+    agent.act(game.observe(game.to_act), game.action_mask(), np.random.default_rng(0))
+    assert __import__("time").perf_counter() - t < 0.2
+    assert agent.last_iterations > 0
+
+
+def test_beats_random():
+    rules = Rules()
+    wins = decided = 0
+    agent, rand = ISMCTSAgent(rules, iterations=30), _Random()
+    for g in range(200):
+        seats = [agent, rand] if g % 2 == 0 else [rand, agent]
+        durak = play(rules, seats, seed=g // 2)
+        if durak is not None:
+            decided += 1
+            wins += seats[durak] is rand
+    assert wins >= 0.8 * decided

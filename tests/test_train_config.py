@@ -1,0 +1,66 @@
+"""Config errors name the problem; overrides are typed; the shipped configs load."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+from agents.ppo_config import ConfigError, config_from_dict, load_config  # noqa: E402
+
+CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+
+
+@pytest.mark.parametrize("path", sorted(CONFIGS.glob("*.yaml")), ids=lambda p: p.name)
+def test_shipped_configs_load(path):
+    cfg = load_config(path)
+    assert cfg.ppo.total_timesteps > 0
+
+
+def test_overrides_are_typed():
+    cfg = config_from_dict({}, ["ppo.lr=1e-4", "env.num_envs=2048", "network.hidden=[64, 32]",
+                                "ppo.anneal_lr=false", "rules.num_players=3",
+                                "eval.opponents=[random]"])
+    assert cfg.ppo.lr == 1e-4 and isinstance(cfg.ppo.lr, float)
+    assert cfg.env.num_envs == 2048
+    assert cfg.network.hidden == [64, 32]
+    assert cfg.ppo.anneal_lr is False
+    assert cfg.rules.num_players == 3
+    assert cfg.eval.opponents == ["random"]
+
+
+@pytest.mark.parametrize("data, overrides, message", [
+    ({"ppo": {"learning_rate": 1e-3}}, [],
+     r"unknown key\(s\) ppo\.learning_rate.*valid keys in ppo:.*lr"),
+    ({"optimizer": {}}, [], r"unknown key\(s\) optimizer; valid keys: .*ppo"),
+    ({}, ["ppo.lrr=1"], r"ppo\.lrr.*valid keys in ppo"),
+    ({}, ["env.num_envs=many"], r"env\.num_envs must be of type int, got 'many'"),
+    ({}, ["env.num_envs=0"], r"env\.num_envs must be >= 1, got 0"),
+    ({}, ["ppo.gamma=1.5"], r"ppo\.gamma must be in \[0, 1\]"),
+    ({}, ["ppo.lr=-1"], r"ppo\.lr must be > 0"),
+    ({}, ["rules.num_players=9"], r"rules: num_players must be in 2\.\.6"),
+    ({}, ["rules.colour=red"], r"rules: unknown rules field.*colour"),
+    ({}, ["network.head=tree"], r"network\.head must be 'factored' or 'dense'"),
+    ({}, ["selfplay.pool_sampling=best"], r"selfplay\.pool_sampling"),
+    ({}, ["eval.opponents=[nobody]"], r"eval\.opponents: unknown agent 'nobody'"),
+    ({}, ["ppo"], r"override 'ppo' must look like section\.key=value"),
+    ({"ppo": 3}, [], r"ppo must be a mapping"),
+])
+def test_config_errors_are_clear(data, overrides, message):
+    with pytest.raises(ConfigError, match=message):
+        config_from_dict(data, overrides)
+
+
+def test_missing_and_malformed_files(tmp_path):
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(tmp_path / "nope.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("ppo: [unclosed\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(bad)
+    listy = tmp_path / "list.yaml"
+    listy.write_text("- 1\n- 2\n")
+    with pytest.raises(ConfigError, match="must hold a mapping"):
+        load_config(listy)

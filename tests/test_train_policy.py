@@ -1,0 +1,126 @@
+"""Masked policy: never an illegal action; checkpoints round-trip; mismatches are errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents.ppo import (  # noqa: E402
+    NetworkConfig,
+    PPOAgent,
+    PPONet,
+    legal_lists,
+    legal_valid,
+    load_checkpoint,
+    save_checkpoint,
+)
+from durak_env import Game, Rules  # noqa: E402
+from durak_env.observation import observation_size  # noqa: E402
+
+
+def _positions(rules, n, seed=0):
+    """Observations and masks from random games."""
+    rng = np.random.default_rng(seed)
+    obs, masks = [], []
+    g = Game.new(rules, seed=seed)
+    while len(obs) < n:
+        if g.over:
+            g = Game.new(rules, seed=int(rng.integers(1 << 30)))
+            continue
+        obs.append(g.observe(g.to_act))
+        masks.append(g.action_mask())
+        g.step(int(rng.choice(g.legal_actions())))
+    return np.array(obs), np.array(masks)
+
+
+@pytest.mark.parametrize("head", ["factored", "dense"])
+@pytest.mark.parametrize("rules", [Rules(), Rules(variant="perevodnoy", transfer_show_trump=True),
+                                   Rules(num_players=3, deck_size=24, hand_size=4)])
+def test_masked_policy_never_samples_an_illegal_action(head, rules):
+    torch.manual_seed(0)
+    net = PPONet(rules, NetworkConfig(hidden=[64], head=head))
+    # push logits of illegal actions up, so that only the mask can keep them out
+    with torch.no_grad():
+        net.actor.bias.fill_(0.0)
+        net.actor.bias[0] = 50.0
+    obs, masks = _positions(rules, 300)
+    ids, counts = legal_lists(masks)
+    valid = legal_valid(torch.from_numpy(counts), ids.shape[1])
+    for _ in range(20):
+        pos, logp, ent, _ = net.get_action_and_value(torch.from_numpy(obs), torch.from_numpy(ids),
+                                                    valid)
+        actions = ids[np.arange(len(ids)), pos.numpy()]
+        assert masks[np.arange(len(ids)), actions].all()
+        assert torch.isfinite(logp).all() and torch.isfinite(ent).all()
+    # probabilities of the legal list sum to one
+    h = net.trunk(torch.from_numpy(obs))
+    p = torch.softmax(net.legal_logits(h, torch.from_numpy(ids), valid), -1)
+    assert torch.allclose(p.sum(-1), torch.ones(len(p)), atol=1e-5)
+    assert (p[~valid] == 0).all()
+
+
+def test_legal_lists_are_the_mask():
+    rules = Rules()
+    _, masks = _positions(rules, 50)
+    ids, counts = legal_lists(masks)
+    for m, row, c in zip(masks, ids, counts, strict=True):
+        assert sorted(row[:c]) == list(np.flatnonzero(m))
+
+
+def test_checkpoint_round_trip_gives_identical_actions(tmp_path):
+    rules = Rules()
+    torch.manual_seed(3)
+    net = PPONet(rules, NetworkConfig(hidden=[48, 32]))
+    opt = torch.optim.Adam(net.parameters())
+    path = tmp_path / "ck.pt"
+    save_checkpoint(path, net, opt, {"note": "test"})
+    obs, masks = _positions(rules, 200, seed=5)
+    agent = PPOAgent.load(path)
+    again, data = load_checkpoint(path, rules)
+    assert data["optimizer"] is not None and data["config"] == {"note": "test"}
+    a1 = agent.act_batch(obs, masks)
+    ids, counts = legal_lists(masks)
+    with torch.no_grad():
+        h = net.trunk(torch.from_numpy(obs))
+        logits = net.legal_logits(h, torch.from_numpy(ids),
+                                  legal_valid(torch.from_numpy(counts), ids.shape[1]))
+    assert (a1 == ids[np.arange(len(ids)), logits.argmax(1).numpy()]).all()
+    rng = np.random.default_rng(0)
+    single = [agent.act(o, m, rng) for o, m in zip(obs, masks, strict=True)]
+    assert single == list(a1)
+    sampler1 = PPOAgent(rules, path=str(path), greedy=False)
+    sampler2 = PPOAgent(rules, path=str(path), greedy=False)
+    s1 = sampler1.act_batch(obs, masks, np.random.default_rng(7))
+    s2 = sampler2.act_batch(obs, masks, np.random.default_rng(7))
+    assert (s1 == s2).all() and masks[np.arange(len(s1)), s1].all()
+    assert observation_size(again.rules) == obs.shape[1]
+
+
+def test_registry_spec_loads_ppo(tmp_path):
+    from agents.registry import make_agent
+
+    rules = Rules()
+    path = tmp_path / "ck.pt"
+    save_checkpoint(path, PPONet(rules, NetworkConfig(hidden=[16])))
+    agent = make_agent(f"ppo:{path}", rules)
+    obs, masks = _positions(rules, 5)
+    assert masks[0, agent.act(obs[0], masks[0], np.random.default_rng(0))]
+
+
+def test_mismatching_rules_or_layout_is_a_clear_error(tmp_path):
+    path = tmp_path / "ck.pt"
+    save_checkpoint(path, PPONet(Rules(), NetworkConfig(hidden=[16])))
+    with pytest.raises(ValueError, match="other rules.*num_players"):
+        PPOAgent(Rules(num_players=3), path=str(path))
+    data = torch.load(path, weights_only=False)
+    data["layout_version"] = -1
+    torch.save(data, path)
+    with pytest.raises(ValueError, match="layout version -1"):
+        PPOAgent.load(path)
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        PPOAgent.load(tmp_path / "missing.pt")
+    (tmp_path / "junk.pt").write_text("not a checkpoint")
+    with pytest.raises(ValueError, match="not a readable PPO checkpoint"):
+        PPOAgent.load(tmp_path / "junk.pt")

@@ -1,0 +1,69 @@
+"""Train a Durak agent by self-play PPO.
+
+    python train.py                                   # configs/default.yaml
+    python train.py --config configs/ppo_2p_podkidnoy.yaml ppo.lr=1e-4 env.num_envs=2048
+    python train.py --resume runs/ppo_2p_podkidnoy__1__1700000000 [key=value ...]
+
+Writes ``runs/{exp}__{seed}__{time}/`` with ``config.yaml``, TensorBoard event files,
+``checkpoints/latest.pt`` and ``final.pt``, ``final_eval.json`` and ``curves.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+# Before torch and numba start their OpenMP pools (see agents/ppo_train.py).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "default.yaml"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--config", default=None,
+                        help=f"YAML config (default {DEFAULT_CONFIG.name})")
+    parser.add_argument("--resume", default=None, metavar="RUN_DIR", help="continue a run")
+    parser.add_argument("overrides", nargs="*", metavar="key=value",
+                        help="dotted overrides, e.g. ppo.lr=1e-4 env.num_envs=2048")
+    args = parser.parse_args(argv)
+
+    from agents.ppo_config import ConfigError, dump_config, load_config
+
+    try:
+        if args.resume:
+            if args.config:
+                parser.error("--resume uses the run's own config.yaml; drop --config")
+            from agents.ppo_train import resume_config
+
+            run_dir = Path(args.resume)
+            cfg = resume_config(run_dir, args.overrides)
+        else:
+            cfg = load_config(args.config or DEFAULT_CONFIG, args.overrides)
+    except (ConfigError, FileNotFoundError) as e:
+        print(f"train.py: error: {e}", file=sys.stderr)
+        return 2
+
+    from agents.ppo_plot import plot_run
+    from agents.ppo_train import start_run, train
+
+    if args.resume:  # the resolved config, overrides included, is what continues
+        dump_config(cfg, run_dir / "config.yaml")
+    else:
+        run_dir = start_run(cfg)
+    print(f"run directory: {run_dir}", flush=True)
+    summary = train(cfg, run_dir, resume=bool(args.resume))
+    plot_run(run_dir)
+    for spec, r in summary["final_eval"].items():
+        lo, hi = r["ci95"]
+        print(f"final: vs {spec}: win rate {r['winrate']:.3f} [{lo:.3f}, {hi:.3f}] "
+              f"over {r['games']} games", flush=True)
+    print(f"trained {summary['global_step']} steps in {summary['train_seconds']:.0f} s; "
+          f"checkpoint {run_dir / 'checkpoints' / 'final.pt'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
