@@ -29,6 +29,10 @@ def bench_aec(rules: Rules | None = None, seconds: float = 2.0, seed: int = 0) -
     e = env(rules=rules or Rules())
     rnd = random.Random(seed)
     e.reset(seed=seed)
+    for _agent in e.agent_iter():  # warm-up game: compiles the kernels outside the timing
+        obs, _, term, trunc, _ = e.last()
+        e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    e.reset(seed=seed)
     decisions = games = 0
     t0, c0 = time.perf_counter(), time.process_time()
     while True:
