@@ -101,6 +101,9 @@ class GameResult:
     history: list | None = None  # filled when recording (the ``--record`` hook)
 
 
+MAX_DECISIONS = 20_000
+
+
 def play_game(rules: Rules, agents: list, seed: int, match: Match, record: bool = False
               ) -> GameResult:
     """Play one scheduled game; ``agents[s]`` is the agent object in seat s.
@@ -124,6 +127,12 @@ def play_game(rules: Rules, agents: list, seed: int, match: Match, record: bool 
                 f"(game {match.index}, deal {match.deal}); legal: {game.legal_moves()}")
         game.step(int(action))
         decisions += 1
+        if decisions > MAX_DECISIONS:
+            # Durak has no move limit: deterministic players can pass cards back and forth
+            # for ever once the talon is empty. Stop loudly rather than hang.
+            raise RuntimeError(
+                f"game {match.index} (deal {match.deal}) exceeded {MAX_DECISIONS} decisions "
+                f"without ending; agents by seat: {[a.name for a in agents]}")
     durak = game.durak if game.durak is not None else -1
     return GameResult(match.index, match.seats, durak, game.out_order, decisions,
                       list(game.history) if record else None)
