@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 
 from durak_env import Rules
-from durak_env.cards import BEATS, NUM_SUITS, deck_mask, rank_of, suit_of
+from durak_env.cards import BEATS, NUM_SUITS, cards_of, deck_mask, rank_of, suit_of
 from durak_env.core import DEFEND
 
 from .base import Agent
@@ -31,15 +31,6 @@ from .view import MoveCodec, fast_decode
 _BEATS = [[int(x) for x in row] for row in BEATS]
 # A cover plan never needs more than this many candidate covers per attack card.
 _MAX_CANDIDATES = 6
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 class Situation:
@@ -61,7 +52,7 @@ class Situation:
         self.talon_frac = v.talon_size / start_talon
         self.value = values[v.trump]
         self.rank_count = {}
-        for c in _bits(v.hand):
+        for c in cards_of(v.hand):
             r = rank_of(c)
             self.rank_count[r] = self.rank_count.get(r, 0) + 1
         known = 0
@@ -134,7 +125,7 @@ class HeuristicAgent(Agent):
         out = []
         for trump in range(NUM_SUITS):
             row = [0.0] * 52
-            for c in _bits(deck_mask(rules.deck_size)):
+            for c in cards_of(deck_mask(rules.deck_size)):
                 row[c] = (rank_of(c) - low_rank) / top + (1.0 if suit_of(c) == trump else 0.0)
             out.append(row)
         return out
@@ -245,7 +236,7 @@ class HeuristicAgent(Agent):
         options: dict[int, list[int]] = {}
         for a, b in mv.beats:
             options.setdefault(a, []).append(b)
-        attacks = _bits(s.v.attack_uncovered)
+        attacks = cards_of(s.v.attack_uncovered)
         if any(a not in options for a in attacks):
             return None
         cost = {b: self.spend_cost(s, b) for a in attacks for b in options[a]}

@@ -32,6 +32,7 @@ from durak_env.vector import VectorEnv  # noqa: E402
 
 from .ppo import PPONet, legal_lists, legal_valid, load_checkpoint, save_checkpoint  # noqa: E402
 from .ppo_config import TrainConfig, config_from_dict, dump_config, read_yaml  # noqa: E402
+from .stats import wilson  # noqa: E402
 
 LEARNER = 0
 
@@ -398,17 +399,6 @@ def explained_variance(y_pred: torch.Tensor, y_true: torch.Tensor) -> float:
 
 
 # ---------------------------------------------------------------- evaluation
-
-
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval of a win rate."""
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    den = 1 + z * z / n
-    mid = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return mid - half, mid + half
 
 
 @torch.inference_mode()
