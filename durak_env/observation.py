@@ -9,6 +9,7 @@ observer) mod n``). Card pieces are ``D``-long 0/1 vectors indexed by ``card id
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -60,15 +61,20 @@ class Piece:
 
 def observation_layout(rules: Rules) -> list[Piece]:
     """The named pieces of the observation vector with their offsets."""
+    return list(_layout(rules))
+
+
+@functools.lru_cache(maxsize=64)
+def _layout(rules: Rules) -> tuple[Piece, ...]:
     out, off = [], 0
     for name, size, doc in _pieces(rules):
         out.append(Piece(name, size, off, doc))
         off += size
-    return out
+    return tuple(out)
 
 
 def observation_size(rules: Rules) -> int:
-    last = observation_layout(rules)[-1]
+    last = _layout(rules)[-1]
     return last.offset + last.size
 
 
