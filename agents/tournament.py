@@ -38,6 +38,7 @@ import math
 import multiprocessing as mp
 import os
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -101,7 +102,7 @@ class GameResult:
     history: list | None = None  # filled when recording (the ``--record`` hook)
 
 
-MAX_DECISIONS = 20_000
+MAX_DECISIONS = 5_000
 
 
 def play_game(rules: Rules, agents: list, seed: int, match: Match, record: bool = False
@@ -129,10 +130,12 @@ def play_game(rules: Rules, agents: list, seed: int, match: Match, record: bool 
         decisions += 1
         if decisions > MAX_DECISIONS:
             # Durak has no move limit: deterministic players can pass cards back and forth
-            # for ever once the talon is empty. Stop loudly rather than hang.
-            raise RuntimeError(
+            # for ever once the talon is empty. Such a game is scored as a draw, with a warning.
+            warnings.warn(
                 f"game {match.index} (deal {match.deal}) exceeded {MAX_DECISIONS} decisions "
-                f"without ending; agents by seat: {[a.name for a in agents]}")
+                f"and is scored as a draw; agents by seat: {[a.name for a in agents]}",
+                stacklevel=2)
+            break
     durak = game.durak if game.durak is not None else -1
     return GameResult(match.index, match.seats, durak, game.out_order, decisions,
                       list(game.history) if record else None)
