@@ -147,7 +147,7 @@ from pettingzoo.utils import wrappers
 
 from . import batch as bt
 from .actions import IllegalMoveError
-from .batch import Batch, check_render_mode, deal_arrays, rules_from_kwargs
+from .batch import Batch, check_render_mode, rules_from_kwargs
 from .render import render_state
 from .rules import Rules
 from .vector import observation_space as _obs_box
@@ -273,15 +273,7 @@ class raw_env(AECEnv, EzPickle):
         self.agent_selection = self.possible_agents[self._to_act if n else 0]
 
     def _deal_option(self, options):
-        if options is None:
-            return None
-        if not isinstance(options, dict):
-            raise ValueError(f"options must be a dict or None, got {options!r}")
-        extra = sorted(k for k in options if k != "deal")
-        if extra:
-            warnings.warn(f"durak_v0: ignoring unknown reset option(s) {extra}", stacklevel=2)
-        deal = options.get("deal")
-        return None if deal is None else deal_arrays(self.rules, deal)
+        return bt.deal_from_options(self.rules, options, "durak_v0", strict=False)
 
     def _fresh(self):
         return np.empty(self._b.obs_size, np.float32), np.zeros(self.layout.n, np.int8)

@@ -254,3 +254,24 @@ def deal_arrays(rules: Rules, deal) -> tuple:
     hands[: rules.num_players] = d["hands"]
     return (hands, talon, len(d["talon"]), np.uint64(d["discard"]),
             d["trump"], d["trump_card"], -1 if first is None else int(first))
+
+
+def deal_from_options(rules: Rules, options, env_name: str, strict: bool):
+    """The ``deal`` of a ``reset(options=...)`` as core arrays, or None for a random deal.
+
+    Unknown option keys raise when ``strict``, else they are ignored with a warning
+    (PettingZoo's ``api_test`` passes options of its own).
+    """
+    if options is None:
+        return None
+    if not isinstance(options, dict):
+        raise ValueError(f"options must be a dict or None, got {options!r}")
+    unknown = sorted(k for k in options if k != "deal")
+    if unknown and strict:
+        raise ValueError(f"unknown reset option(s) {unknown}; valid: ['deal']")
+    if unknown:
+        import warnings
+
+        warnings.warn(f"{env_name}: ignoring unknown reset option(s) {unknown}", stacklevel=3)
+    deal = options.get("deal")
+    return None if deal is None else deal_arrays(rules, deal)

@@ -35,7 +35,7 @@ from gymnasium import spaces
 
 from . import batch as bt
 from .actions import IllegalMoveError
-from .batch import Batch, check_render_mode, deal_arrays, rules_from_kwargs
+from .batch import Batch, check_render_mode, rules_from_kwargs
 from .render import render_state
 from .rules import Rules
 from .vector import observation_space as _obs_box
@@ -134,15 +134,7 @@ class DurakEnv(gymnasium.Env):
         return self._obs, self._info()
 
     def _deal_option(self, options):
-        if options is None:
-            return None
-        if not isinstance(options, dict):
-            raise ValueError(f"options must be a dict or None, got {options!r}")
-        unknown = sorted(k for k in options if k != "deal")
-        if unknown:
-            raise ValueError(f"unknown reset option(s) {unknown}; valid: ['deal']")
-        deal = options.get("deal")
-        return None if deal is None else deal_arrays(self.rules, deal)
+        return bt.deal_from_options(self.rules, options, "Durak-v0", strict=True)
 
     def _deal(self, deal):
         obs, mask = self._fresh()
