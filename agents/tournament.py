@@ -25,6 +25,10 @@ rate is the headline and the rating is read from the pairwise durak comparisons.
 Every game is a ``durak_env.Game`` driven by ``observe(seat)``, ``action_mask()``
 and ``step``. Deal seeds and agent RNGs are derived from ``--seed`` and the game's
 index only, so the result is the same for any number of workers.
+
+``--record N`` saves the first ``N`` games of the schedule as game records
+(``durak_env.records``, the format ``durak_env.play`` writes) in ``OUT/records/``;
+``python -m durak_env.replay OUT/records/game_00000.json`` steps through one.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from durak_env import Game, IllegalMoveError, Rules
+from durak_env.records import save_record
 
 from .registry import make_agent
 from .stats import ELO_PER_NAT, bradley_terry, wilson
@@ -99,15 +104,19 @@ class GameResult:
     durak: int  # seat, -1 on a draw
     out_order: list[int]
     decisions: int
-    history: list | None = None  # filled when recording (the ``--record`` hook)
+    record: dict | None = None  # Game.to_record of the game played, for ``--record``
 
 
 MAX_DECISIONS = 5_000
 
 
-def play_game(rules: Rules, agents: list, seed: int, match: Match, record: bool = False
-              ) -> GameResult:
+def play_game(rules: Rules, agents: list, seed: int, match: Match, record: bool = False,
+              players: list[str] | None = None) -> GameResult:
     """Play one scheduled game; ``agents[s]`` is the agent object in seat s.
+
+    Args:
+        record: keep the game's record (``Game.to_record``, a plain dict) in the result.
+        players: what the record's meta calls each seat's player (default the agent names).
 
     Raises:
         IllegalMoveError: an agent chose an illegal action (names the agent).
@@ -137,14 +146,37 @@ def play_game(rules: Rules, agents: list, seed: int, match: Match, record: bool 
                 stacklevel=2)
             break
     durak = game.durak if game.durak is not None else -1
-    return GameResult(match.index, match.seats, durak, game.out_order, decisions,
-                      list(game.history) if record else None)
+    result = GameResult(match.index, match.seats, durak, game.out_order, decisions)
+    if record:
+        meta = _record_meta(seed, match, agents, players, result, not game.over)
+        result.record = game.to_record(meta)
+    return result
+
+
+def _record_meta(seed: int, match: Match, agents: list, players: list[str] | None,
+                 result: GameResult, stopped: bool) -> dict:
+    """Where a recorded game sits in the tournament, and how the tournament scored it.
+
+    ``result`` in the record itself is the engine's; a game stopped at ``MAX_DECISIONS``
+    is unfinished there but scored as a draw here.
+    """
+    return {
+        "players": list(players) if players else [a.name for a in agents],
+        "seats": list(match.seats),
+        "tournament_seed": seed,
+        "game": match.index,
+        "deal": match.deal,
+        "deal_seed": deal_seed(seed, match.deal),
+        "tournament_result": {"durak": None if result.durak < 0 else result.durak,
+                              "decisions": result.decisions,
+                              "move_limit": stopped},
+    }
 
 
 _WORKER: dict = {}
 
 
-def _init_worker(rules_dict: dict, specs: list[str], seed: int, record: bool):
+def _init_worker(rules_dict: dict, specs: list[str], seed: int, record: int):
     rules = Rules.from_dict(rules_dict)
     _WORKER.update(rules=rules, specs=specs, seed=seed, record=record, cache={})
 
@@ -163,7 +195,8 @@ def _seat_agents(match: Match) -> list:
 
 def _run_chunk(matches: list[Match]) -> list[GameResult]:
     w = _WORKER
-    return [play_game(w["rules"], _seat_agents(m), w["seed"], m, w["record"]) for m in matches]
+    return [play_game(w["rules"], _seat_agents(m), w["seed"], m, m.index < w["record"],
+                      [w["specs"][i] for i in m.seats]) for m in matches]
 
 
 def run(rules: Rules, specs: list[str], games: int, seed: int = 0, workers: int = 1,
@@ -171,13 +204,14 @@ def run(rules: Rules, specs: list[str], games: int, seed: int = 0, workers: int 
     """Play the whole schedule and return the results in schedule order.
 
     Args:
-        record: keep the move history of the first ``record`` games (hook for ``--record``).
+        record: keep the game record (``GameResult.record``) of the first ``record``
+            games of the schedule; ``write_records`` saves them as files.
     """
     for spec in specs:  # fail fast on a bad spec, before any worker starts
         make_agent(spec, rules)
     matches = schedule(len(specs), rules.num_players, games)
     chunks = [matches[i : i + chunk] for i in range(0, len(matches), chunk)]
-    init = (rules.to_dict(), specs, seed, record > 0)
+    init = (rules.to_dict(), specs, seed, record)
     bar = _progress(len(matches), progress)
     results: list[GameResult] = []
     if workers <= 1:
@@ -192,8 +226,6 @@ def run(rules: Rules, specs: list[str], games: int, seed: int = 0, workers: int 
                 results += res
                 bar.update(len(res))
     bar.close()
-    for r in results[record:]:
-        r.history = None
     return results
 
 
@@ -298,8 +330,28 @@ def _pct(p, lo, hi) -> str:
     return f"{100 * p:5.1f} [{100 * lo:5.1f}, {100 * hi:5.1f}]"
 
 
-def write_outputs(out: str, s: Summary, config: dict, results: list[GameResult]) -> None:
-    """CSV, JSON and PNG plots into the directory ``out``."""
+def write_records(out: str, results: list[GameResult]) -> list[dict]:
+    """Save every kept game record as ``out/records/game_<index>.json``.
+
+    Returns one small entry per file for results.json (the file path is relative to ``out``).
+    """
+    entries = []
+    for r in results:
+        if r.record is None:
+            continue
+        name = f"records/game_{r.index:05d}.json"  # relative to out, "/" on every OS
+        save_record(r.record, os.path.join(out, name))
+        entries.append({"index": r.index, "seats": list(r.seats), "durak": r.durak,
+                        "decisions": r.decisions, "file": name})
+    return entries
+
+
+def write_outputs(out: str, s: Summary, config: dict, recorded: list[dict] = ()) -> None:
+    """CSV, JSON and PNG plots into the directory ``out``.
+
+    Args:
+        recorded: the entries ``write_records`` returned, listed in results.json.
+    """
     os.makedirs(out, exist_ok=True)
     agent_rows = [{"agent": spec, **s.agents[i].row(), "elo": float(s.elo[i]),
                    "elo_se": float(s.elo_se[i])} for i, spec in enumerate(s.specs)]
@@ -307,11 +359,10 @@ def write_outputs(out: str, s: Summary, config: dict, results: list[GameResult])
                  for (i, j), t in sorted(s.pairs.items())]
     _write_csv(os.path.join(out, "agents.csv"), agent_rows)
     _write_csv(os.path.join(out, "pairs.csv"), pair_rows)
-    recorded = [{"index": r.index, "seats": list(r.seats), "durak": r.durak,
-                 "history": r.history} for r in results if r.history is not None]
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump({"config": config, "agents": agent_rows, "pairs": pair_rows,
-                   "mean_decisions": s.mean_decisions, "recorded_games": recorded}, f, indent=1)
+                   "mean_decisions": s.mean_decisions, "recorded_games": list(recorded)},
+                  f, indent=1)
     _plot(out, s)
 
 
@@ -396,9 +447,16 @@ def parse_args(argv=None):
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", help="output directory (default runs/tournament_<time>)")
+    p.add_argument("--record", type=int, default=0, metavar="N",
+                   help="save the first N games of the schedule as JSON game records in "
+                        "OUT/records/game_00000.json, ... (replay one with "
+                        "python -m durak_env.replay FILE); results.json lists them")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--no-plots", action="store_true")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.record < 0:
+        p.error(f"--record must be 0 or more, got {args.record}")
+    return args
 
 
 def split_specs(text: str) -> list[str]:
@@ -424,19 +482,24 @@ def main(argv=None) -> Summary:
     specs = split_specs(args.agents)
     out = args.out or os.path.join("runs", time.strftime("tournament_%Y%m%d_%H%M%S"))
     t0 = time.time()
-    results = run(rules, specs, args.games, args.seed, args.workers, not args.no_progress)
+    results = run(rules, specs, args.games, args.seed, args.workers, not args.no_progress,
+                  record=args.record)
     summary = summarize(specs, results)
     config = {"agents": specs, "rules": rules.to_dict(), "games": args.games,
               "seed": args.seed, "workers": args.workers, "played": len(results),
-              "seconds": round(time.time() - t0, 1)}
+              "record": args.record, "seconds": round(time.time() - t0, 1)}
     print(f"{len(results)} games, {rules}, seed {args.seed}, {config['seconds']} s")
     print(format_tables(summary, rules.num_players))
+    recorded = write_records(out, results)
     if not args.no_plots:
-        write_outputs(out, summary, config, results)
+        write_outputs(out, summary, config, recorded)
     else:
         os.makedirs(out, exist_ok=True)
         with open(os.path.join(out, "results.json"), "w") as f:
-            json.dump({"config": config}, f)
+            json.dump({"config": config, "recorded_games": recorded}, f)
+    if recorded:
+        print(f"{len(recorded)} game records written to {os.path.join(out, 'records')} "
+              f"(replay: python -m durak_env.replay {os.path.join(out, recorded[0]['file'])})")
     print(f"written to {out}")
     return summary
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import pickle
 import subprocess
 import sys
 from collections import Counter
@@ -13,8 +14,18 @@ import numpy as np
 import pytest
 
 from agents.stats import ELO_PER_NAT, bradley_terry, wilson
-from agents.tournament import GameResult, run, schedule, split_specs, summarize
-from durak_env import Rules
+from agents.tournament import (
+    GameResult,
+    deal_seed,
+    main,
+    run,
+    schedule,
+    split_specs,
+    summarize,
+    write_records,
+)
+from durak_env import Game, Rules
+from durak_env.records import from_record, load_record
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -151,21 +162,111 @@ def test_split_specs_keeps_parameters_together():
 
 def test_results_do_not_depend_on_the_number_of_workers():
     rules = Rules()
-    one = run(rules, ["greedy", "random"], 8, seed=5, workers=1, progress=False, chunk=3)
-    two = run(rules, ["greedy", "random"], 8, seed=5, workers=2, progress=False, chunk=3)
+    one = run(rules, ["greedy", "random"], 8, seed=5, workers=1, progress=False, chunk=3,
+              record=5)
+    two = run(rules, ["greedy", "random"], 8, seed=5, workers=2, progress=False, chunk=3,
+              record=5)
     assert [(r.seats, r.durak, r.decisions) for r in one] == [
         (r.seats, r.durak, r.decisions) for r in two]
+    # Records come back from the worker processes whole, and only for the first 5 games.
+    assert [r.record for r in one] == [r.record for r in two]
+    assert [r.record is not None for r in two] == [True] * 5 + [False] * 3
 
 
 def test_paired_games_replay_the_same_deal():
-    from agents.tournament import deal_seed
-    from durak_env import Game
-
     res = run(Rules(), ["greedy", "random"], 4, seed=3, progress=False, record=4)
     assert [r.seats for r in res] == [(0, 1), (1, 0), (0, 1), (1, 0)]
     first = Game.new(Rules(), deal_seed(3, 0)).deal_record
     assert first == Game.new(Rules(), deal_seed(3, 0)).deal_record
-    assert res[0].history is not None and res[0].history[0][0] == first["first_attacker"]
+    # Both seatings of deal 0 start from the same cards.
+    assert res[0].record["deal"] == res[1].record["deal"] == first
+
+
+# ---------------------------------------------------------------- game records
+
+
+def _check_record_files(out, results, specs, seed, recorded):
+    """Every written record replays to the tournament's result, with the paired seating."""
+    kept = [r for r in results if r.record is not None]
+    assert [e["index"] for e in recorded] == [r.index for r in kept]
+    for entry, r in zip(recorded, kept, strict=True):
+        assert entry["file"] == f"records/game_{r.index:05d}.json"
+        record = load_record(out / entry["file"])
+        assert record == r.record  # the file is the record of the game played, unchanged
+        game = from_record(record)  # replays every move and checks record["result"]
+        assert (game.durak if game.durak is not None else -1) == r.durak == entry["durak"]
+        assert game.out_order == r.out_order
+        meta = record["meta"]
+        assert meta["seats"] == list(r.seats) == entry["seats"]
+        assert meta["players"] == [specs[i] for i in r.seats]
+        assert (meta["tournament_seed"], meta["game"]) == (seed, r.index)
+        assert game.deal_record == Game.new(game.rules, meta["deal_seed"]).deal_record
+        assert meta["deal_seed"] == deal_seed(seed, meta["deal"])
+        assert meta["tournament_result"]["durak"] == (None if r.durak < 0 else r.durak)
+        assert meta["tournament_result"]["decisions"] == r.decisions
+
+
+@pytest.mark.parametrize("players, specs, games, record", [
+    (2, ["greedy", "random"], 6, 4),
+    (3, ["greedy", "random"], 6, 6),  # two agents, three seats: one agent holds two
+    (3, ["random", "greedy", "random"], 3, 2),
+])
+def test_recorded_games_replay_to_the_tournament_result(tmp_path, players, specs, games, record):
+    rules = Rules(num_players=players)
+    results = run(rules, specs, games, seed=11, progress=False, record=record, chunk=4)
+    assert sum(r.record is not None for r in results) == min(record, len(results))
+    for r in results:
+        assert pickle.loads(pickle.dumps(r.record)) == r.record
+        assert json.loads(json.dumps(r.record)) == r.record  # plain data, as from a worker
+    recorded = write_records(str(tmp_path), results)
+    assert sorted(p.name for p in (tmp_path / "records").iterdir()) == [
+        f"game_{i:05d}.json" for i in range(min(record, len(results)))]
+    _check_record_files(tmp_path, results, specs, 11, recorded)
+    # Each record carries its scheduled seating, and the seatings of one deal share its cards.
+    sched = schedule(len(specs), players, games)
+    cards = {}
+    for r in results[:record]:
+        meta = r.record["meta"]
+        assert (meta["deal"], tuple(meta["seats"])) == (sched[r.index].deal, sched[r.index].seats)
+        assert cards.setdefault(meta["deal"], r.record["deal"]) == r.record["deal"]
+
+
+def test_a_game_stopped_at_the_move_limit_is_recorded_unfinished(monkeypatch):
+    import agents.tournament as tournament
+
+    monkeypatch.setattr(tournament, "MAX_DECISIONS", 3)
+    with pytest.warns(UserWarning, match="scored as a draw"):
+        r = run(Rules(), ["greedy", "random"], 1, seed=4, progress=False, record=1)[0]
+    assert r.durak == -1 and r.record["result"]["over"] is False
+    assert r.record["meta"]["tournament_result"] == {
+        "durak": None, "decisions": 4, "move_limit": True}
+    game = from_record(r.record)  # replays up to where the tournament stopped it
+    assert not game.over and game.history == [tuple(m) for m in r.record["moves"]]
+
+
+def test_command_line_writes_replayable_records(tmp_path, capsys):
+    from durak_env import replay
+
+    out = tmp_path / "t"
+    specs = ["greedy", "random"]
+    main(["--agents", ",".join(specs), "--players", "3", "--games", "6", "--seed", "2",
+          "--record", "4", "--out", str(out), "--no-progress", "--no-plots"])
+    printed = capsys.readouterr().out
+    assert f"4 game records written to {os.path.join(str(out), 'records')}" in printed
+    data = json.loads((out / "results.json").read_text())
+    assert data["config"]["record"] == 4
+    recorded = data["recorded_games"]
+    assert [e["file"] for e in recorded] == [f"records/game_{i:05d}.json" for i in range(4)]
+    assert "history" not in json.dumps(data) and "moves" not in json.dumps(data)
+    results = run(Rules(num_players=3), specs, 6, seed=2, progress=False, record=4)
+    _check_record_files(out, results, specs, 2, recorded)
+    assert replay.main([str(out / recorded[0]["file"]), "--color", "never"]) == 0
+    assert "durak" in capsys.readouterr().out.lower()
+
+
+def test_command_line_rejects_negative_record(tmp_path):
+    with pytest.raises(SystemExit):
+        main(["--agents", "greedy,random", "--record", "-1", "--out", str(tmp_path)])
 
 
 def test_command_line_smoke(tmp_path):
@@ -173,15 +274,22 @@ def test_command_line_smoke(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "agents.tournament", "--agents", "greedy,random,trump_saving",
          "--players", "2", "--games", "4", "--seed", "1", "--out", str(out), "--no-progress",
-         "--variant", "perevodnoy", "--deck-size", "24"],
+         "--variant", "perevodnoy", "--deck-size", "24", "--record", "2"],
         cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     assert "win% (decided)" in proc.stdout
-    for name in ("agents.csv", "pairs.csv", "results.json", "heatmap.png", "ratings.png"):
+    assert "2 game records written to" in proc.stdout
+    for name in ("agents.csv", "pairs.csv", "results.json", "heatmap.png", "ratings.png",
+                 "records/game_00000.json", "records/game_00001.json"):
         assert (out / name).exists(), name
     data = json.loads((out / "results.json").read_text())
     assert data["config"]["played"] == 12
     assert data["config"]["rules"]["variant"] == "perevodnoy"
+    assert [e["file"] for e in data["recorded_games"]] == [
+        "records/game_00000.json", "records/game_00001.json"]
+    game = from_record(load_record(out / "records/game_00001.json"))
+    assert game.rules.variant == "perevodnoy"
+    assert (game.durak if game.durak is not None else -1) == data["recorded_games"][1]["durak"]
 
 
 def test_command_line_rejects_unknown_agent(tmp_path):
