@@ -160,7 +160,9 @@ def bench_startup() -> dict:
 
 
 def run_all(seconds: float, with_env: bool, with_ref: bool) -> dict:
-    result: dict = {"machine": {"cpus": os.cpu_count(), "numba_threads": numba.config.NUMBA_NUM_THREADS}}
+    result: dict = {
+        "machine": {"cpus": os.cpu_count(), "numba_threads": numba.config.NUMBA_NUM_THREADS}
+    }
     for name, rules in CONFIGS.items():
         result[name] = bench_core(rules, seconds)
         if with_ref and name == "2p_podkidnoy":

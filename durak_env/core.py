@@ -533,7 +533,7 @@ def first_attacker(r, prm):
         if not r.in_game[p]:
             continue
         trumps = r.hands[p] & SUIT_MASK[r.trump]
-        if trumps:
+        if trumps:  # noqa: SIM108
             key = low_card(trumps) >> 2
         else:
             key = 100 + (low_card(r.hands[p]) >> 2)

@@ -182,7 +182,9 @@ class Game:
         out = []
         for i in range(int(r["n_attack"])):
             cover = int(r["cover"][i])
-            out.append((format_card(int(r["attack"][i])), format_card(cover) if cover >= 0 else None))
+            out.append(
+                (format_card(int(r["attack"][i])), format_card(cover) if cover >= 0 else None)
+            )
         return out
 
     @property
@@ -280,10 +282,13 @@ def _check_deal(rules, hands, talon, discard, trump, first_attacker) -> dict:
     trump_id = _check_trump(trump, trump_card)
     if first_attacker is not None:
         if isinstance(first_attacker, bool) or not isinstance(first_attacker, int | np.integer):
-            raise ValueError(f"first_attacker must be a seat number or None, got {first_attacker!r}")
+            raise ValueError(
+                f"first_attacker must be a seat number or None, got {first_attacker!r}"
+            )
         if first_attacker not in holding:
             raise ValueError(
-                f"first_attacker={first_attacker} is not a seat in the game (seats holding cards: {holding})"
+                f"first_attacker={first_attacker} is not a seat in the game "
+                f"(seats holding cards: {holding})"
             )
     return {
         "hands": [mask_of(h) for h in hand_ids],
@@ -302,14 +307,17 @@ def _check_partition(rules, hand_ids, talon_ids, discard_ids):
         field = where.split("[")[0]
         for c in ids:
             if not deck >> c & 1:
-                raise ValueError(f"{field}: {format_card(c)} is not in the {rules.deck_size}-card deck")
+                raise ValueError(
+                    f"{field}: {format_card(c)} is not in the {rules.deck_size}-card deck"
+                )
             if c in seen:
                 raise ValueError(f"{field}: {format_card(c)} appears twice (also in {seen[c]})")
             seen[c] = where
     missing = deck & ~mask_of(seen)
     if missing:
         raise ValueError(
-            f"hands, talon and discard must partition the deck; missing: {' '.join(format_mask(missing))}"
+            "hands, talon and discard must partition the deck; "
+            f"missing: {' '.join(format_mask(missing))}"
         )
 
 
@@ -324,6 +332,7 @@ def _check_trump(trump, trump_card) -> int:
         raise ValueError(f"trump: {e}") from None
     if trump_card >= 0 and suit != suit_of(trump_card):
         raise ValueError(
-            f"trump={trump!r} contradicts the face-up card {format_card(trump_card)} at the bottom of the talon"
+            f"trump={trump!r} contradicts the face-up card {format_card(trump_card)} "
+            "at the bottom of the talon"
         )
     return suit
