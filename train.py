@@ -60,6 +60,10 @@ def main(argv: list[str] | None = None) -> int:
         lo, hi = r["ci95"]
         print(f"final: vs {spec}: win rate {r['winrate']:.3f} [{lo:.3f}, {hi:.3f}] "
               f"over {r['games']} games", flush=True)
+    speed = summary.get("speed")
+    if speed:
+        share = ", ".join(f"{k} {v:.0%}" for k, v in speed["time_share"].items())
+        print(f"charts/SPS median {speed['sps_median']:,.0f} env steps/s; time: {share}")
     print(f"trained {summary['global_step']} steps in {summary['train_seconds']:.0f} s; "
           f"checkpoint {run_dir / 'checkpoints' / 'final.pt'}")
     return 0

@@ -41,7 +41,11 @@ def plot_run(run_dir: str | Path, out: str | Path | None = None) -> Path:
                 marker = "." if "eval" in tag else None
                 ax.plot(*data[tag], label=tag.split("/", 1)[1], marker=marker)
         ax.set_xlabel("environment steps")
-        ax.legend(fontsize=8)
+        if ax.lines:
+            ax.legend(fontsize=8)
+        else:  # a run too short to have logged these tags yet
+            ax.text(0.5, 0.5, "not logged yet", ha="center", va="center",
+                    transform=ax.transAxes, color="grey")
         ax.grid(alpha=0.3)
     fig.suptitle(Path(run_dir).name)
     fig.tight_layout()

@@ -572,8 +572,10 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict:
     writer = SummaryWriter(str(run_dir))
     bar = tqdm(total=trainer.num_updates * trainer.ro.t * trainer.ro.b, initial=trainer.global_step,
                unit="step", unit_scale=True, disable=not cfg.logging.progress, dynamic_ncols=True)
+    speed = _SpeedLog()
     while trainer.update < trainer.num_updates:
         scalars = trainer.train_step()
+        speed.add(scalars)
         if trainer.update % cfg.logging.log_every == 0:
             for k, v in scalars.items():
                 writer.add_scalar(k, v, trainer.global_step)
@@ -591,9 +593,38 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict:
     trainer.save("final.pt")
     writer.close()
     summary = {"global_step": trainer.global_step, "updates": trainer.update,
-               "train_seconds": trainer.elapsed, "final_eval": final}
+               "train_seconds": trainer.elapsed, "final_eval": final, "speed": speed.summary()}
     (run_dir / "final_eval.json").write_text(json.dumps(summary, indent=2))
     return summary
+
+
+class _SpeedLog:
+    """``charts/SPS`` and the time split over a run, for the summary line.
+
+    The first update (numba and torch warm-up) is left out of both.
+    """
+
+    PARTS = ("env", "inference", "bookkeeping", "update")
+
+    def __init__(self):
+        self.sps: list[float] = []
+        self.seconds = dict.fromkeys(self.PARTS, 0.0)
+        self.seen = 0
+
+    def add(self, scalars: dict) -> None:
+        self.seen += 1
+        if self.seen == 1:
+            return
+        self.sps.append(scalars["charts/SPS"])
+        for part in self.PARTS:
+            self.seconds[part] += scalars[f"perf/{part}_s"]
+
+    def summary(self) -> dict:
+        if not self.sps:
+            return {}
+        total = sum(self.seconds.values()) or 1.0
+        return {"sps_median": float(np.median(self.sps)),
+                "time_share": {k: v / total for k, v in self.seconds.items()}}
 
 
 def _log_eval(trainer: Trainer, writer, res: dict) -> None:

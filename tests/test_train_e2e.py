@@ -31,6 +31,10 @@ def test_tiny_config_end_to_end_and_resume(tmp_path):
     summary = json.loads((run / "final_eval.json").read_text())
     assert summary["global_step"] == 1024
     assert 0 <= summary["final_eval"]["random"]["winrate"] <= 1
+    speed = summary["speed"]  # 4 updates, the first (warm-up) left out
+    assert speed["sps_median"] > 0
+    assert abs(sum(speed["time_share"].values()) - 1) < 1e-6
+    assert "charts/SPS median" in out.stdout
 
     from agents.ppo import PPOAgent
     from durak_env import Rules
