@@ -109,16 +109,21 @@ def _key(r, min_play):
         else:
             cov |= b
             cvr |= np.uint64(1) << np.uint64(r.cover[i])
+    # the talon left, in drawing order (the face-up card matters only while it lies there)
+    tal = np.uint64(r.talon_end - r.talon_top)
+    for i in range(r.talon_top, r.talon_end):
+        tal = _mix(tal * np.uint64(64) + np.uint64(r.talon[i]))
     small = (r.to_act + 4 * r.phase + 16 * r.take + 32 * r.attacker + 64 * r.passes
              + 1024 * r.limit + 65536 * (r.shown[0] + 2 * r.shown[1] + 4 * r.opener
-                                         + 8 * r.talon_top + 16 * r.trump)
-             + (1 << 26) * min_play + (1 << 40) * (r.trump_card + 1))
+                                         + 16 * r.trump)
+             + (1 << 26) * min_play)
     h = _mix(r.hands[0] + np.uint64(0x9E3779B97F4A7C15))
     h ^= _mix(r.hands[1] + np.uint64(0x632BE59BD9B4E019))
     h ^= _mix(unc + np.uint64(0x85EBCA77C2B2AE63))
     h ^= _mix(cov + np.uint64(0xC2B2AE3D27D4EB4F))
     h ^= _mix(cvr + np.uint64(0x165667B19E3779F9))
     h ^= _mix(np.uint64(small) + np.uint64(0x27D4EB2F165667C5))
+    h ^= _mix(tal + np.uint64(0x7F4A7C159E3779B9))
     return h
 
 
@@ -195,9 +200,10 @@ def _alphabeta(st, raw, prm, n, me, min_play1, bufs, log, nodes, cap, tt_key, tt
 
 
 @njit(cache=True)
-def _solve_root(st, raw, prm, order, me, bufs, log, nodes, cap, values, tt_key, tt_val):
+def _solve_root(st, raw, prm, order, me, bufs, log, nodes, cap, values, tt_key, tt_val, full):
     """Value of each root action in ``order`` (slot 0), UNKNOWN where its own budget of
-    ``cap`` nodes ran out; stops at the first win or once ``3 * cap`` nodes are spent."""
+    ``cap`` nodes ran out; stops at the first win or once ``3 * cap`` nodes are spent,
+    unless ``full`` (then every action is searched)."""
     spent = 0
     mask = np.uint64(tt_key.shape[0] - 1)
     for i in range(order.shape[0]):  # a win already proven by an earlier search
@@ -209,9 +215,11 @@ def _solve_root(st, raw, prm, order, me, bufs, log, nodes, cap, values, tt_key, 
             k = _key(st[1], _min_play(st[1], prm, order[i]))
             e = tt_val[k & mask]
             values[i] = e % 4 - 1 if tt_key[k & mask] == k and e // 4 != UPPER else -2
-        if values[i] == 1:
+        if values[i] == 1 and not full:
             return i + 1
     for i in range(order.shape[0]):
+        if full and values[i] == 1:
+            continue
         raw[1, :] = raw[0, :]
         m, _ = core.step(st[1], prm, order[i], bufs[1], log)
         nodes[0] = 0
@@ -219,7 +227,7 @@ def _solve_root(st, raw, prm, order, me, bufs, log, nodes, cap, values, tt_key, 
                        nodes, cap, tt_key, tt_val)
         values[i] = v
         spent += nodes[0]
-        if v == 1 or spent > 3 * cap:
+        if not full and (v == 1 or spent > 3 * cap):
             nodes[0] = spent
             return i + 1
     nodes[0] = spent
@@ -315,7 +323,7 @@ class EndgameSolver:
         values = np.full(len(order), -2, np.int64)
         done = _solve_root(self.st, self.raw, self.prm, np.asarray(order, np.int64), 0, self.bufs,
                            self.log, self.nodes, self.max_nodes, values, self.tt_key,
-                           self.tt_val)
+                           self.tt_val, False)
         known = values[:done] != UNKNOWN
         if not known.any():
             return None
@@ -324,3 +332,19 @@ class EndgameSolver:
             return None  # no proven win, and some move is still unknown
         self.value = int(values[i])
         return order[i]
+
+    def root_values(self, order: list[int], max_nodes: int) -> np.ndarray:
+        """Value for seat 0 of every action of ``order`` in the core state ``self.st[0]``.
+
+        The caller writes that state (``load``, or a determinization of a position whose
+        talon is not empty yet, with seat 0 to act); each action is searched with its
+        own budget of ``max_nodes`` nodes.
+
+        Returns:
+            int64 values, one per action: +1 win, 0 draw, -1 loss, ``UNKNOWN`` past the cap.
+        """
+        self.nodes[0] = 0
+        values = np.full(len(order), -2, np.int64)
+        _solve_root(self.st, self.raw, self.prm, np.asarray(order, np.int64), 0, self.bufs,
+                    self.log, self.nodes, max_nodes, values, self.tt_key, self.tt_val, True)
+        return values

@@ -20,12 +20,15 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from durak_env import Rules
 from durak_env.cards import BEATS, NUM_SUITS, cards_of, deck_mask, rank_of, suit_of
 from durak_env.core import DEFEND
 
 from .base import Agent
-from .endgame import EndgameSolver
+from .endgame import UNKNOWN, EndgameSolver
+from .ismcts import determinize_at, view_array
 from .view import MoveCodec, fast_decode
 
 _BEATS = [[int(x) for x in row] for row in BEATS]
@@ -101,13 +104,21 @@ class HeuristicAgent(Agent):
         search_nodes: node cap of the exact two-player end-game search (0: off).
         search_last_card: start that search already when the talon holds only the
             face-up trump (by default only once the talon is empty).
+        pimc_talon: with two players and at most this many cards in the talon (but
+            more than the end-game search needs), search ``pimc_samples`` random
+            deals of the unseen cards exactly and play the move with the best summed
+            value (0: off; needs ``search_nodes``).
+        pimc_samples: deals per decision of that search.
+        pimc_nodes: node cap per move and deal; a deal in which some move hits it is
+            dropped, and with fewer than half of the deals solved the heuristic decides.
     """
 
     def __init__(self, rules: Rules, *, w_trump: float = 0.0, w_high: float = 0.0,
                  w_pairs: float = 0.0, w_count: float = 0.0, take_base: float = math.inf,
                  take_card: float = 0.0, throw_max: float = math.inf,
                  junk_max: float = math.inf, force_take: float = -1.0,
-                 search_nodes: int = 0, search_last_card: bool = False):
+                 search_nodes: int = 0, search_last_card: bool = False, pimc_talon: int = 0,
+                 pimc_samples: int = 20, pimc_nodes: int = 2000):
         super().__init__(rules)
         self.w_trump, self.w_high, self.w_pairs, self.w_count = w_trump, w_high, w_pairs, w_count
         self.take_base, self.take_card = take_base, take_card
@@ -117,6 +128,8 @@ class HeuristicAgent(Agent):
         self.deck = deck_mask(rules.deck_size)
         self.solver = (EndgameSolver(rules, search_nodes, search_last_card)
                        if search_nodes > 0 and rules.num_players == 2 else None)
+        self.pimc_talon, self.pimc_samples, self.pimc_nodes = pimc_talon, pimc_samples, pimc_nodes
+        self._cards = np.zeros(64, np.int64)
 
     @staticmethod
     def _card_values(rules: Rules) -> list[list[float]]:
@@ -146,7 +159,30 @@ class HeuristicAgent(Agent):
             a = self.solver.solve(v, self._preference(s, mv))
             if a is not None:
                 return a
+        elif self.solver is not None and 0 < v.talon_size <= self.pimc_talon:
+            a = self.sampled_search(s, mv, rng)
+            if a is not None:
+                return a
         return self._decide(s, mv)
+
+    def sampled_search(self, s: Situation, mv, rng) -> int | None:
+        """Perfect-information Monte Carlo: the move with the best value summed over
+        exactly solved random deals of the unseen cards; None if too few were solved."""
+        order = self._preference(s, mv)
+        solver, view = self.solver, view_array(s.v)
+        solver.st["rng"][0] = np.uint64(int(rng.integers(0, 2**63)))
+        total = np.zeros(len(order), np.int64)
+        solved = 0
+        for _ in range(self.pimc_samples):
+            if not determinize_at(solver.st, 0, solver.prm, view, self._cards):
+                return None
+            values = solver.root_values(order, self.pimc_nodes)
+            if (values != UNKNOWN).all():
+                total += values
+                solved += 1
+        if 2 * solved < self.pimc_samples:
+            return None
+        return order[int(np.argmax(total))]
 
     def _decide(self, s: Situation, mv) -> int:
         if s.v.phase == DEFEND:
@@ -351,11 +387,14 @@ class ExpertAgent(HeuristicAgent):
                  w_pairs: float = 0.3, w_trump: float = 0.5, w_high: float = 1.0,
                  take_base: float = 1.5, take_card: float = 0.4, throw_max: float = 0.8,
                  junk_max: float = 0.5, search_nodes: int = 10000,
-                 search_last_card: bool = True):
+                 search_last_card: bool = True, pimc_talon: int = 3, pimc_samples: int = 20,
+                 pimc_nodes: int = 2000):
         super().__init__(rules, w_trump=w_trump, w_high=w_high, w_pairs=w_pairs,
                          w_count=w_count, take_base=take_base, take_card=take_card,
                          throw_max=throw_max, junk_max=junk_max, force_take=force_take,
-                         search_nodes=search_nodes, search_last_card=search_last_card)
+                         search_nodes=search_nodes, search_last_card=search_last_card,
+                         pimc_talon=pimc_talon, pimc_samples=pimc_samples,
+                         pimc_nodes=pimc_nodes)
 
 
 __all__ = [

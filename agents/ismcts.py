@@ -20,6 +20,12 @@ player's ``core.rewards`` at the end of the playout.
 Everything per iteration (determinize, select, expand, playout, back-propagate)
 is one numba kernel over preallocated tree arrays; Python only decodes the
 observation and slices the budget into chunks when searching against the clock.
+
+With two players, once the talon is empty (or holds only the face-up trump) every
+determinization is the same position, so sampling is wasted work: the agent asks the
+exact end-game solver (``agents.endgame``, at most ``endgame_nodes`` nodes per move,
+0 turns it off) and searches as usual only when the solver gives up or proves every
+move lost (the search's choice then gives an imperfect opponent the most chances).
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from durak_env.core import ATTACK, DEFEND, NO_SEAT, ONE, ZERO, bit, popcount
 from durak_env.rules import TABLE_SLOTS
 
 from .base import Agent
+from .endgame import EndgameSolver
 from .view import fast_decode
 
 # ---------------------------------------------------------------- the view array
@@ -295,6 +302,17 @@ def playout(r, prm, n, buf, log, greedy):
         n = advance(r, prm, a, buf, log)
 
 
+@njit(cache=True)
+def greedy_at(st, prm, view, cards, buf):
+    """The greedy policy's move in a determinization of the view (game 0 of ``st``);
+    -1 if the view cannot be determinized. Meant for fully known positions."""
+    r = st[0]
+    if not determinize(r, prm, view, cards):
+        return -1
+    n = core.legal_actions(r, prm, buf)
+    return greedy_action(r, prm, buf, n) if n > 0 else -1
+
+
 # ---------------------------------------------------------------- the tree
 
 
@@ -410,13 +428,16 @@ class ISMCTSAgent(Agent):
         seed: seeds the search (re-seeded by ``reset``); None draws each search's seed
             from the ``rng`` given to ``act``.
         max_nodes: tree capacity; 0 picks ``iterations + 2``, enough for any search.
+        endgame_nodes: node cap per move of the exact two-player end-game solver, used
+            instead of the search once the talon is empty or holds only the face-up
+            trump (0: off; ignored with more than two players).
     """
 
     name = "ismcts"
 
     def __init__(self, rules: Rules, *, iterations: int = 4000, time_per_move: float | None = None,
                  c: float = 0.7, playout: str = "greedy", seed: int | None = None,
-                 max_nodes: int = 0):
+                 max_nodes: int = 0, endgame_nodes: int = 10000):
         super().__init__(rules)
         if isinstance(time_per_move, str):  # the registry passes untyped None defaults as text
             time_per_move = None if time_per_move.lower() in ("", "none") else float(time_per_move)
@@ -434,6 +455,9 @@ class ISMCTSAgent(Agent):
         self.playout = playout
         self.seed = seed
         self.prm = core.kernel_params(rules)
+        self.endgame_nodes = int(endgame_nodes)
+        self._solver = (EndgameSolver(rules, self.endgame_nodes, last_card=True)
+                        if self.endgame_nodes > 0 and rules.num_players == 2 else None)
         cap = int(max_nodes) or (self.iterations + 2 if time_per_move is None else 1 << 18)
         self._t_child = np.full(cap, NO_NODE, np.int32)
         self._t_sib = np.full(cap, NO_NODE, np.int32)
@@ -455,6 +479,8 @@ class ISMCTSAgent(Agent):
 
     def reset(self) -> None:
         self._seed_rng = np.random.default_rng(self.seed) if self.seed is not None else None
+        if self._solver is not None:
+            self._solver.reset()
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray,
             rng: np.random.Generator) -> int:
@@ -463,7 +489,13 @@ class ISMCTSAgent(Agent):
             return int(legal[0])
         src = self._seed_rng if self._seed_rng is not None else rng
         self._st["rng"][0] = np.uint64(int(src.integers(0, 2**63)))
-        view = view_array(fast_decode(observation, self.rules))
+        v = fast_decode(observation, self.rules)
+        view = view_array(v)
+        if self._solver is not None and self._solver.applies(v):
+            a = self._solve_exactly(v, view, legal)
+            if a is not None:
+                self.last_iterations = 0
+                return a
         self._run(view)
         self._visits[:] = -1.0
         root_visits(self._t_child, self._t_sib, self._t_key, self._t_stats, self._visits)
@@ -471,6 +503,16 @@ class ISMCTSAgent(Agent):
         if scores.max() < 0:  # the view could not be determinized: should not happen
             return int(src.choice(legal))
         return int(legal[int(np.argmax(scores))])
+
+    def _solve_exactly(self, v, view: np.ndarray, legal: np.ndarray) -> int | None:
+        """The solver's move when it proves a win or a draw; None to search instead."""
+        first = int(greedy_at(self._st, self.prm, view, self._cards, self._buf))
+        # the solver breaks ties by order: the greedy policy's move first, then ascending ids
+        order = sorted((int(a) for a in legal), key=lambda a: a != first)
+        a = self._solver.solve(v, order)
+        if a is None or self._solver.value < 0:
+            return None
+        return int(a)
 
     def _run(self, view: np.ndarray) -> None:
         self._meta[0] = 1

@@ -169,3 +169,51 @@ def test_beats_random():
             decided += 1
             wins += seats[durak] is rand
     assert wins >= 0.8 * decided
+
+
+def _end_game(mine, theirs):
+    """Two players, talon empty, trump spades, seat 0 to open; every other card discarded."""
+    rules = Rules()
+    deck = Game.new(rules, 0)
+    rest = [c for h in deck.hands for c in h] + deck.talon
+    discard = [c for c in rest if c not in mine + theirs]
+    return Game.from_deal(rules, hands=[mine, theirs], discard=discard, trump="S",
+                          first_attacker=0)
+
+
+def test_end_game_is_solved_exactly():
+    # 6C 6D AS against 7C 7D: opening with AS (the defender must take it), then 6C and
+    # 6D (each covered, the volley ends with the attacker out) wins; opening with a six
+    # loses. One search iteration alone finds AS only by luck: the solver must decide.
+    game = _end_game(["6C", "6D", "AS"], ["7C", "7D"])
+    obs, mask = game.observe(0), game.action_mask()
+    for seed in range(5):
+        agent = ISMCTSAgent(game.rules, iterations=1, seed=seed)
+        assert game.layout.decode(agent.act(obs, mask, None)) == "play AS"
+        assert agent.last_iterations == 0  # no search was run
+    # off: the one-iteration search picks whichever move it happened to try
+    picks = set()
+    for seed in range(12):
+        agent = ISMCTSAgent(game.rules, iterations=1, seed=seed, endgame_nodes=0)
+        a = agent.act(obs, mask, None)
+        assert mask[a] == 1 and agent.last_iterations == 1
+        picks.add(a)
+    assert len(picks) > 1
+
+
+def test_proven_loss_falls_back_to_the_search():
+    # 6C 6D 6H against AS: any six is beaten by AS and the defender is out; the attacker
+    # loses whatever it does, so the search (which may hope for a mistake) decides.
+    game = _end_game(["6C", "6D", "6H"], ["AS"])
+    agent = ISMCTSAgent(game.rules, iterations=3, seed=0)
+    a = agent.act(game.observe(0), game.action_mask(), None)
+    assert game.action_mask()[a] == 1
+    assert agent._solver.value == -1 and agent.last_iterations == 3
+
+
+def test_end_game_nodes_from_the_spec():
+    from agents import make_agent
+
+    assert make_agent("ismcts:endgame_nodes=0", Rules())._solver is None
+    assert make_agent("ismcts:endgame_nodes=500", Rules())._solver.max_nodes == 500
+    assert make_agent("ismcts", Rules(num_players=3))._solver is None
