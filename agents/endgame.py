@@ -80,13 +80,51 @@ def _update(d, v, maximize, best, alpha, beta, idx, nmov):
 
 
 @njit(cache=True)
-def _enter(st, d, n, me, lo, hi, maximize, best, alpha, beta, idx, nmov, first):
+def _enter(st, d, n, me, lo, hi, maximize, best, alpha, beta, idx, nmov, first, bufs, prm,
+           cheap_first):
     """Start searching slot d with window (lo, hi)."""
     r = st[d]
+    if cheap_first:
+        _order(bufs[d], n, prm, r.trump)
     maximize[d] = r.to_act == me
     best[d] = -2 if maximize[d] else 2
     alpha[d], beta[d], idx[d], nmov[d] = lo, hi, 0, n
     first[d] = _first_uncovered(r)
+
+
+@njit(cache=True)
+def _cost(a, prm, trump):
+    """Ordering key of a move: its card's rank, trumps above plain cards."""
+    if a < prm[core.A_PLAY]:  # take last, pass after the plain cards
+        return 1000 if a == 1 else 15
+    if a < prm[core.A_BEAT]:
+        c = a - prm[core.A_PLAY]
+    elif a < prm[core.A_TRANSFER]:
+        c = (a - prm[core.A_BEAT]) % prm[core.P_DECK]
+    elif a < prm[core.A_SHOW]:
+        c = a - prm[core.A_TRANSFER]
+    else:
+        c = a - prm[core.A_SHOW]
+    c += prm[core.P_LOW]
+    return (c >> 2) + (16 if (c & 3) == trump else 0)
+
+
+@njit(cache=True)
+def _order(buf, n, prm, trump):
+    """Sort buf[:n] cheapest first, then rotate right by one: the search tries
+    buf[1], buf[2], ..., buf[0]."""
+    for i in range(1, n):
+        a = buf[i]
+        k = _cost(a, prm, trump)
+        j = i - 1
+        while j >= 0 and _cost(buf[j], prm, trump) > k:
+            buf[j + 1] = buf[j]
+            j -= 1
+        buf[j + 1] = a
+    last = buf[n - 1]
+    for i in range(n - 1, 0, -1):
+        buf[i] = buf[i - 1]
+    buf[0] = last
 
 
 @njit(cache=True, inline="always")
@@ -128,7 +166,8 @@ def _key(r, min_play):
 
 
 @njit(cache=True)
-def _alphabeta(st, raw, prm, n, me, min_play1, bufs, log, nodes, cap, tt_key, tt_val):
+def _alphabeta(st, raw, prm, n, me, min_play1, bufs, log, nodes, cap, tt_key, tt_val,
+               cheap_first):
     """Value of the position in slot 1 (legal moves in bufs[1, :n]); UNKNOWN past the cap.
 
     Iterative (an explicit stack over the slots): numba cannot reload a cached
@@ -152,8 +191,11 @@ def _alphabeta(st, raw, prm, n, me, min_play1, bufs, log, nodes, cap, tt_key, tt
     min_play[1] = min_play1
     mask = np.uint64(tt_key.shape[0] - 1)
     keys[1] = _key(st[1], min_play1)
-    lo0[1], hi0[1] = -2, 2
-    _enter(st, 1, n, me, -2, 2, maximize, best, alpha, beta, idx, nmov, first)
+    # values lie in -1..1: a window of (-1, 1) still gives exact values, and stops
+    # searching a node's moves once one of them reaches the best possible value
+    lo0[1], hi0[1] = -1, 1
+    _enter(st, 1, n, me, -1, 1, maximize, best, alpha, beta, idx, nmov, first, bufs, prm,
+           cheap_first)
     nodes[0] += 1
     d = 1
     while True:
@@ -182,7 +224,7 @@ def _alphabeta(st, raw, prm, n, me, min_play1, bufs, log, nodes, cap, tt_key, tt
                 return UNKNOWN
             keys[d + 1], lo0[d + 1], hi0[d + 1] = k, alpha[d], beta[d]
             _enter(st, d + 1, m, me, alpha[d], beta[d], maximize, best, alpha, beta, idx,
-                   nmov, first)
+                   nmov, first, bufs, prm, cheap_first)
             d += 1
             descended = True
             break
@@ -200,7 +242,8 @@ def _alphabeta(st, raw, prm, n, me, min_play1, bufs, log, nodes, cap, tt_key, tt
 
 
 @njit(cache=True)
-def _solve_root(st, raw, prm, order, me, bufs, log, nodes, cap, values, tt_key, tt_val, full):
+def _solve_root(st, raw, prm, order, me, bufs, log, nodes, cap, values, tt_key, tt_val,
+                cheap_first, full):
     """Value of each root action in ``order`` (slot 0), UNKNOWN where its own budget of
     ``cap`` nodes ran out; stops at the first win or once ``3 * cap`` nodes are spent,
     unless ``full`` (then every action is searched)."""
@@ -224,7 +267,7 @@ def _solve_root(st, raw, prm, order, me, bufs, log, nodes, cap, values, tt_key, 
         m, _ = core.step(st[1], prm, order[i], bufs[1], log)
         nodes[0] = 0
         v = _alphabeta(st, raw, prm, m, me, _min_play(st[1], prm, order[i]), bufs, log,
-                       nodes, cap, tt_key, tt_val)
+                       nodes, cap, tt_key, tt_val, cheap_first)
         values[i] = v
         spent += nodes[0]
         if not full and (v == 1 or spent > 3 * cap):
@@ -242,12 +285,16 @@ class EndgameSolver:
         max_nodes: node cap per decision; past it ``solve`` returns ``None``.
         last_card: also search when the talon holds only the face-up trump card
             (its holder-to-be is decided by the play, so the position is still known).
+        cheap_first: try the cheapest cards first (low before high, plain before trump),
+            pass/take last; by default card-id order, with pass/take last.
     """
 
-    def __init__(self, rules: Rules, max_nodes: int = 3000, last_card: bool = False):
+    def __init__(self, rules: Rules, max_nodes: int = 3000, last_card: bool = False,
+                 cheap_first: bool = False):
         self.rules = rules
         self.max_nodes = max_nodes
         self.last_card = last_card
+        self.cheap_first = cheap_first
         self.prm = core.kernel_params(rules)
         self.st = core.new_state(MAX_DEPTH + 1)
         self.raw = self.st.view(np.uint8).reshape(MAX_DEPTH + 1, core.STATE_DTYPE.itemsize)
@@ -323,7 +370,7 @@ class EndgameSolver:
         values = np.full(len(order), -2, np.int64)
         done = _solve_root(self.st, self.raw, self.prm, np.asarray(order, np.int64), 0, self.bufs,
                            self.log, self.nodes, self.max_nodes, values, self.tt_key,
-                           self.tt_val, False)
+                           self.tt_val, self.cheap_first, False)
         known = values[:done] != UNKNOWN
         if not known.any():
             return None
@@ -346,5 +393,6 @@ class EndgameSolver:
         self.nodes[0] = 0
         values = np.full(len(order), -2, np.int64)
         _solve_root(self.st, self.raw, self.prm, np.asarray(order, np.int64), 0, self.bufs,
-                    self.log, self.nodes, max_nodes, values, self.tt_key, self.tt_val, True)
+                    self.log, self.nodes, max_nodes, values, self.tt_key, self.tt_val,
+                    self.cheap_first, True)
         return values

@@ -104,6 +104,7 @@ class HeuristicAgent(Agent):
         search_nodes: node cap of the exact two-player end-game search (0: off).
         search_last_card: start that search already when the talon holds only the
             face-up trump (by default only once the talon is empty).
+        search_cheap_first: the search tries cheap cards first (see ``EndgameSolver``).
         pimc_talon: with two players and at most this many cards in the talon (but
             more than the end-game search needs), search ``pimc_samples`` random
             deals of the unseen cards exactly and play the move with the best summed
@@ -117,7 +118,8 @@ class HeuristicAgent(Agent):
                  w_pairs: float = 0.0, w_count: float = 0.0, take_base: float = math.inf,
                  take_card: float = 0.0, throw_max: float = math.inf,
                  junk_max: float = math.inf, force_take: float = -1.0,
-                 search_nodes: int = 0, search_last_card: bool = False, pimc_talon: int = 0,
+                 search_nodes: int = 0, search_last_card: bool = False,
+                 search_cheap_first: bool = False, pimc_talon: int = 0,
                  pimc_samples: int = 20, pimc_nodes: int = 2000):
         super().__init__(rules)
         self.w_trump, self.w_high, self.w_pairs, self.w_count = w_trump, w_high, w_pairs, w_count
@@ -126,7 +128,7 @@ class HeuristicAgent(Agent):
         self.codec = MoveCodec(rules)
         self.values = self._card_values(rules)
         self.deck = deck_mask(rules.deck_size)
-        self.solver = (EndgameSolver(rules, search_nodes, search_last_card)
+        self.solver = (EndgameSolver(rules, search_nodes, search_last_card, search_cheap_first)
                        if search_nodes > 0 and rules.num_players == 2 else None)
         self.pimc_talon, self.pimc_samples, self.pimc_nodes = pimc_talon, pimc_samples, pimc_nodes
         self._cards = np.zeros(64, np.int64)
@@ -160,28 +162,22 @@ class HeuristicAgent(Agent):
             if a is not None:
                 return a
         elif self.solver is not None and 0 < v.talon_size <= self.pimc_talon:
-            a = self.sampled_search(s, mv, rng)
-            if a is not None:
-                return a
+            return self.sampled_search(s, mv, rng)
         return self._decide(s, mv)
 
-    def sampled_search(self, s: Situation, mv, rng) -> int | None:
+    def sampled_search(self, s: Situation, mv, rng) -> int:
         """Perfect-information Monte Carlo: the move with the best value summed over
-        exactly solved random deals of the unseen cards; None if too few were solved."""
+        exactly solved random deals of the unseen cards (a move whose search hits the
+        node cap counts 0 in that deal); ties go to the heuristic's order."""
         order = self._preference(s, mv)
         solver, view = self.solver, view_array(s.v)
         solver.st["rng"][0] = np.uint64(int(rng.integers(0, 2**63)))
         total = np.zeros(len(order), np.int64)
-        solved = 0
         for _ in range(self.pimc_samples):
             if not determinize_at(solver.st, 0, solver.prm, view, self._cards):
-                return None
+                return order[0]
             values = solver.root_values(order, self.pimc_nodes)
-            if (values != UNKNOWN).all():
-                total += values
-                solved += 1
-        if 2 * solved < self.pimc_samples:
-            return None
+            total += np.where(values == UNKNOWN, 0, values)
         return order[int(np.argmax(total))]
 
     def _decide(self, s: Situation, mv) -> int:
@@ -379,22 +375,32 @@ class ExpertAgent(HeuristicAgent):
         w_pairs: as ``pair_holding``.
         w_trump, w_high, take_base, take_card: as ``trump_saving``.
         throw_max, junk_max: throw-in thresholds (see ``HeuristicAgent``).
-        search_nodes, search_last_card: the end-game search, which ``expert`` starts
-            already when only the face-up trump is left in the talon.
+        search_nodes, search_last_card, search_cheap_first: the end-game search, which
+            ``expert`` starts already when only the face-up trump is left in the talon,
+            trying cheap cards first.
+        pimc_talon, pimc_samples, pimc_nodes: with two players and 1 to 3 cards in the
+            talon, ``expert`` solves 8 random deals of the unseen cards exactly (1,000
+            nodes per move) and plays the move with the best summed value.
+
+    The two-player defaults were chosen on 2,000-game checks against ``card_counting``
+    (seed 7): 55.1% with the old end-game search alone, 57-58% with the faster search and
+    a larger node cap, 62% with the sampled search from three talon cards. Over 10,000
+    games (seed 1) the defaults win 60.5% [59.5, 61.5]. With more players neither search
+    applies and the weights alone decide.
     """
 
     def __init__(self, rules: Rules, *, w_count: float = 0.4, force_take: float = 0.25,
                  w_pairs: float = 0.3, w_trump: float = 0.5, w_high: float = 1.0,
                  take_base: float = 1.5, take_card: float = 0.4, throw_max: float = 0.8,
-                 junk_max: float = 0.5, search_nodes: int = 10000,
-                 search_last_card: bool = True, pimc_talon: int = 3, pimc_samples: int = 20,
-                 pimc_nodes: int = 2000):
+                 junk_max: float = 0.5, search_nodes: int = 50000,
+                 search_last_card: bool = True, search_cheap_first: bool = True,
+                 pimc_talon: int = 3, pimc_samples: int = 8, pimc_nodes: int = 1000):
         super().__init__(rules, w_trump=w_trump, w_high=w_high, w_pairs=w_pairs,
                          w_count=w_count, take_base=take_base, take_card=take_card,
                          throw_max=throw_max, junk_max=junk_max, force_take=force_take,
                          search_nodes=search_nodes, search_last_card=search_last_card,
-                         pimc_talon=pimc_talon, pimc_samples=pimc_samples,
-                         pimc_nodes=pimc_nodes)
+                         search_cheap_first=search_cheap_first, pimc_talon=pimc_talon,
+                         pimc_samples=pimc_samples, pimc_nodes=pimc_nodes)
 
 
 __all__ = [

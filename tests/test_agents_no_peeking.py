@@ -93,3 +93,26 @@ def test_peeking_agent_is_caught():
                  for g in games]
         differs += picks[0] != picks[1]
     assert differs > 0
+
+
+def test_expert_sampled_search_ignores_hidden_information():
+    """With 1-3 cards in the talon ``expert`` solves sampled deals of the unseen cards:
+    the samples come from the observation and the RNG only, never from the real deal."""
+    rules = Rules()
+    rng = random.Random(11)
+    sampled = 0
+    for trial in range(30):
+        deals, _ = _twin_deals(rules, rng, discard_n=rng.choice([21, 22]))  # talon 3 or 2
+        games = [Game.from_deal(rules, **d, first_attacker=0) for d in deals]
+        obs = [g.observe(0) for g in games]
+        np.testing.assert_array_equal(obs[0], obs[1])
+        acts = []
+        for g, o in zip(games, obs, strict=True):
+            agent = make_agent("expert", rules)
+            calls = []
+            search = agent.sampled_search
+            agent.sampled_search = lambda *a, _s=search, _c=calls: _c.append(1) or _s(*a)
+            acts.append(agent.act(o, g.action_mask(), np.random.default_rng(trial)))
+            sampled += len(calls)
+        assert acts[0] == acts[1], (trial, games[0].legal_moves())
+    assert sampled >= 20  # the sampled search really decided most of these moves
