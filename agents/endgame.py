@@ -5,16 +5,25 @@ the own hand, the discard or on the table, so the position is fully known. It
 is rebuilt as a numba core ``State`` from the observation alone and solved by
 alpha-beta over the core's own move generator (values: win +1, draw 0, loss -1),
 with a node cap: a search that hits the cap reports "unknown" and the caller
-falls back to its heuristic.
+falls back to its heuristic. ``EndgameSolver.root_values`` solves any core state
+written into the solver's slot 0, also one with cards left in the talon (a
+determinization, as ``expert``'s sampled search makes; the core draws from the
+talon in its order, so the search needs nothing else).
 
 Two prunings keep the tree small without changing its value: the defender only
 covers the first uncovered attack card (every order of covers reaches the same
 position, and covering some cards before taking only adds ranks for throw-ins),
 and within one attack volley the cards are played in increasing order (with two
 players one thrower plays the whole volley, and only the opening card adds a
-rank, so every order of the same cards reaches the same position). A
-transposition table of bounds (cleared at each new game, so that a decision never
-depends on earlier games) and trying pass/take last do the rest.
+rank, so every order of the same cards reaches the same position). The search
+window is (-1, 1): values lie in -1..1, so it is still exact, and a node stops
+as soon as one move reaches the best value possible. A transposition table of
+bounds (keyed on the talon left too; cleared at each new game, so that a decision
+never depends on earlier games) and the move order do the rest: pass/take last,
+or with ``cheap_first`` the cheapest card first (plain before trump), pass after the
+plain cards and take last. Of 256 end-game positions the search without the narrow
+window gave up on at 10,000 nodes a move, it now solves 123, and 166 with
+``cheap_first``.
 """
 
 from __future__ import annotations

@@ -7,7 +7,11 @@ observation, split the mask into moves, then decide by situation:
 - ``throw_in``: add a card or pass during an attack volley;
 - ``defend``: cover, transfer, show or take;
 - the two-player end game (talon empty), by exact search for the players that
-  count cards (``agents.endgame``).
+  count cards (``agents.endgame``);
+- for ``expert``, the two-player late game (a few cards left in the talon), by
+  perfect-information Monte Carlo: a few random deals of the unseen cards, each
+  solved by the same exact search (capped), and the move with the best summed
+  value (``HeuristicAgent.sampled_search``).
 
 Every choice is "the cheapest option" under a cost in card-value units, where
 a card's value is its rank scaled to ``0..1`` plus ``1`` for a trump (so every
@@ -23,7 +27,7 @@ import math
 import numpy as np
 
 from durak_env import Rules
-from durak_env.cards import BEATS, NUM_SUITS, cards_of, deck_mask, rank_of, suit_of
+from durak_env.cards import BEATS, NUM_CARDS, NUM_SUITS, cards_of, deck_mask, rank_of, suit_of
 from durak_env.core import DEFEND
 
 from .base import Agent
@@ -105,13 +109,12 @@ class HeuristicAgent(Agent):
         search_last_card: start that search already when the talon holds only the
             face-up trump (by default only once the talon is empty).
         search_cheap_first: the search tries cheap cards first (see ``EndgameSolver``).
-        pimc_talon: with two players and at most this many cards in the talon (but
-            more than the end-game search needs), search ``pimc_samples`` random
-            deals of the unseen cards exactly and play the move with the best summed
-            value (0: off; needs ``search_nodes``).
-        pimc_samples: deals per decision of that search.
-        pimc_nodes: node cap per move and deal; a deal in which some move hits it is
-            dropped, and with fewer than half of the deals solved the heuristic decides.
+        pimc_talon: with two players and 1 to this many cards in the talon (when the
+            end-game search does not apply yet), decide by ``sampled_search`` (0: off;
+            needs ``search_nodes``).
+        pimc_samples: random deals of the unseen cards per such decision.
+        pimc_nodes: node cap of the search of each move in each deal (a move whose
+            search hits it counts as a draw in that deal).
     """
 
     def __init__(self, rules: Rules, *, w_trump: float = 0.0, w_high: float = 0.0,
@@ -131,7 +134,7 @@ class HeuristicAgent(Agent):
         self.solver = (EndgameSolver(rules, search_nodes, search_last_card, search_cheap_first)
                        if search_nodes > 0 and rules.num_players == 2 else None)
         self.pimc_talon, self.pimc_samples, self.pimc_nodes = pimc_talon, pimc_samples, pimc_nodes
-        self._cards = np.zeros(64, np.int64)
+        self._cards = np.zeros(NUM_CARDS, np.int64)
 
     @staticmethod
     def _card_values(rules: Rules) -> list[list[float]]:
@@ -166,9 +169,14 @@ class HeuristicAgent(Agent):
         return self._decide(s, mv)
 
     def sampled_search(self, s: Situation, mv, rng) -> int:
-        """Perfect-information Monte Carlo: the move with the best value summed over
-        exactly solved random deals of the unseen cards (a move whose search hits the
-        node cap counts 0 in that deal); ties go to the heuristic's order."""
+        """Perfect-information Monte Carlo (two players, talon not empty).
+
+        Deals the unseen cards at random to the opponent's unknown slots and the
+        talon (the face-up trump stays at its bottom; ``agents.ismcts.determinize``),
+        ``pimc_samples`` times, seeded from ``rng`` only; solves every move in each deal
+        with the end-game search (+1 win, 0 draw or node cap hit, -1 loss) and plays
+        the move with the best sum, ties going to the heuristic's order.
+        """
         order = self._preference(s, mv)
         solver, view = self.solver, view_array(s.v)
         solver.st["rng"][0] = np.uint64(int(rng.integers(0, 2**63)))

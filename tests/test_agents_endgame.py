@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.endgame import EndgameSolver
+from agents import make_agent
+from agents.endgame import UNKNOWN, EndgameSolver
 from agents.view import fast_decode
 from durak_env import Game, Rules
 
@@ -56,3 +57,63 @@ def test_solves_a_hand_checked_end_game():
     a = solver.solve(v, game.legal_actions().tolist())
     assert a is not None and solver.value == 1
     assert game.layout.decode(a) == "play AS"
+
+
+@pytest.mark.parametrize("rules", [Rules(), Rules(variant="perevodnoy", transfer_show_trump=True)],
+                         ids=str)
+def test_move_order_changes_no_value(rules):
+    """Trying cheap cards first only makes the search faster: every move solved in both
+    orders has the same value."""
+    plain = EndgameSolver(rules, last_card=True)
+    cheap = EndgameSolver(rules, last_card=True, cheap_first=True)
+    compared = 0
+    for seed in range(40):
+        game = Game.new(rules, seed)
+        rng = np.random.default_rng(seed)
+        while not game.over:
+            v = fast_decode(game.observe(game.to_act), rules)
+            legal = game.legal_actions().tolist()
+            if game.to_act == 0 and len(legal) > 1 and plain.applies(v):
+                values = []
+                for solver in (plain, cheap):
+                    solver.reset()
+                    solver.load(v)
+                    values.append(solver.root_values(legal, 20000))
+                known = (values[0] != UNKNOWN) & (values[1] != UNKNOWN)
+                np.testing.assert_array_equal(values[0][known], values[1][known])
+                compared += known.sum()
+                break
+            game.step(int(rng.choice(legal)))
+    assert compared >= 30
+
+
+def test_sampled_search_finds_the_attack_that_wins_every_deal():
+    # Trump clubs; the talon is 6C on top of the face-up 10C. Seat 0 holds 7C 10D and
+    # attacks; seat 1 holds AD 9H. Seat 0 sees only that AD 9H 6C are split between
+    # seat 1's hand (two) and the top of the talon (one).
+    rules = Rules()
+    deck = Game.new(rules, 0)
+    unseen = ["AD", "9H", "6C"]
+    everything = [c for h in deck.hands for c in h] + deck.talon
+    discard = [c for c in everything if c not in ["7C", "10D", "10C", *unseen]]
+
+    def deal(top):
+        theirs = [c for c in unseen if c != top]
+        return Game.from_deal(rules, hands=[["7C", "10D"], theirs], talon=[top, "10C"],
+                              discard=discard, first_attacker=0)
+
+    game = deal("6C")
+    obs, mask = game.observe(0), game.action_mask()
+    moves = [game.layout.encode("play 10D"), game.layout.encode("play 7C")]
+    # Whichever card lies on the talon, 10D loses and 7C wins (exact search of each deal).
+    solver = EndgameSolver(rules, cheap_first=True)
+    for top in unseen:
+        solver.reset()
+        solver.st[0] = deal(top)._st[0]
+        assert solver.root_values(moves, 100000).tolist() == [-1, 1], top
+    # The heuristic alone keeps its trump and opens with 10D ...
+    heuristic = make_agent("expert:pimc_talon=0", rules)
+    assert heuristic.act(obs, mask, np.random.default_rng(0)) == moves[0]
+    # ... the sampled search opens with 7C, whatever its random deals.
+    for seed in range(5):
+        assert make_agent("expert", rules).act(obs, mask, np.random.default_rng(seed)) == moves[1]
