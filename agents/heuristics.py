@@ -31,8 +31,8 @@ from durak_env.cards import BEATS, NUM_CARDS, NUM_SUITS, cards_of, deck_mask, ra
 from durak_env.core import DEFEND
 
 from .base import Agent
-from .endgame import UNKNOWN, EndgameSolver
-from .ismcts import determinize_at, view_array
+from .endgame import EndgameSolver
+from .ismcts import pimc_values, view_array
 from .view import MoveCodec, fast_decode
 
 _BEATS = [[int(x) for x in row] for row in BEATS]
@@ -178,15 +178,9 @@ class HeuristicAgent(Agent):
         the move with the best sum, ties going to the heuristic's order.
         """
         order = self._preference(s, mv)
-        solver, view = self.solver, view_array(s.v)
-        solver.st["rng"][0] = np.uint64(int(rng.integers(0, 2**63)))
-        total = np.zeros(len(order), np.int64)
-        for _ in range(self.pimc_samples):
-            if not determinize_at(solver.st, 0, solver.prm, view, self._cards):
-                return order[0]
-            values = solver.root_values(order, self.pimc_nodes)
-            total += np.where(values == UNKNOWN, 0, values)
-        return order[int(np.argmax(total))]
+        total = pimc_values(self.solver, view_array(s.v), order, self.pimc_samples,
+                            self.pimc_nodes, rng, self._cards)
+        return order[0] if total is None else order[int(np.argmax(total))]
 
     def _decide(self, s: Situation, mv) -> int:
         if s.v.phase == DEFEND:

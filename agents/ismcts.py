@@ -41,7 +41,7 @@ from durak_env.core import ATTACK, DEFEND, NO_SEAT, ONE, ZERO, bit, popcount
 from durak_env.rules import TABLE_SLOTS
 
 from .base import Agent
-from .endgame import EndgameSolver
+from .endgame import UNKNOWN, EndgameSolver
 from .view import fast_decode
 
 # ---------------------------------------------------------------- the view array
@@ -64,7 +64,11 @@ KEY_SEATS = MAXP
 # 52 cards: 275, at most ~600).
 PLAYOUT_CAP_PER_CARD = 16
 NO_NODE = -1
-_PLAYOUTS = ("random", "greedy")
+_PLAYOUTS = ("random", "greedy", "saving")
+# The "saving" playout takes rather than cover with a trump of this rank index or
+# higher (jack and up) while the talon holds more than SAVE_TALON cards.
+SAVE_RANK = 9
+SAVE_TALON = 4
 
 
 def view_array(v) -> np.ndarray:
@@ -249,9 +253,12 @@ def _cost(c, trump):
 
 
 @njit(cache=True)
-def greedy_action(r, prm, buf, n):
+def greedy_action(r, prm, buf, n, save=False):
     """Attack and throw in with the cheapest plain card (open with the cheapest card),
-    cover with the cheapest beater, else transfer with a plain card, else take."""
+    cover with the cheapest beater, else transfer with a plain card, else take.
+
+    With ``save``, take instead of covering with a high trump (``SAVE_RANK``) while
+    the talon holds more than ``SAVE_TALON`` cards."""
     trump, low = r.trump, prm[core.P_LOW]
     a_play, a_beat, a_tr = prm[core.A_PLAY], prm[core.A_BEAT], prm[core.A_TRANSFER]
     deck = prm[core.P_DECK]
@@ -277,6 +284,9 @@ def greedy_action(r, prm, buf, n):
             continue
         if cost < best_cost:
             best, best_cost = a, cost
+    if save and best_cost < 100 and best_cost >= 16 + SAVE_RANK \
+            and r.talon_end - r.talon_top > SAVE_TALON:
+        return 1
     return best if best >= 0 else 1
 
 
@@ -288,8 +298,8 @@ def advance(r, prm, action, buf, log):
 
 
 @njit(cache=True)
-def playout(r, prm, n, buf, log, greedy):
-    """Play on with the random or the greedy policy (n legal moves in buf).
+def playout(r, prm, n, buf, log, policy):
+    """Play on with policy 0 random, 1 greedy, 2 saving (n legal moves in buf).
 
     With an empty talon, cards can circulate for ever (each side keeps taking), and
     a deterministic policy can repeat such a cycle: a playout stops after
@@ -298,7 +308,8 @@ def playout(r, prm, n, buf, log, greedy):
     for _ in range(PLAYOUT_CAP_PER_CARD * prm[core.P_DECK]):
         if n <= 0:
             return
-        a = greedy_action(r, prm, buf, n) if greedy else buf[core.rng_below(r, n)]
+        rand = policy == 0
+        a = buf[core.rng_below(r, n)] if rand else greedy_action(r, prm, buf, n, policy == 2)
         n = advance(r, prm, a, buf, log)
 
 
@@ -365,7 +376,7 @@ def _select(t_child, t_sib, t_key, t_stats, node, buf, n, mover, c, untried):
 
 
 @njit(cache=True)
-def search(st, prm, view, iterations, c, greedy, t_child, t_sib, t_key, t_stats, meta,
+def search(st, prm, view, iterations, c, policy, t_child, t_sib, t_key, t_stats, meta,
            buf, log, cards, path, movers, rew, untried):
     """Run ISMCTS iterations on the tree (root = node 0) using game 0 of ``st``.
 
@@ -395,7 +406,7 @@ def search(st, prm, view, iterations, c, greedy, t_child, t_sib, t_key, t_stats,
             node = ch
             if k > 0:
                 break
-        playout(r, prm, n, buf, log, greedy)
+        playout(r, prm, n, buf, log, policy)
         core.rewards(r, prm, rew)
         for i in range(depth):
             t_stats[path[i], 0] += 1.0
@@ -412,6 +423,32 @@ def root_visits(t_child, t_sib, t_key, t_stats, out):
         ch = t_sib[ch]
 
 
+# ---------------------------------------------------------------- sampled exact search
+
+
+def pimc_values(solver: EndgameSolver, view: np.ndarray, order: list[int], samples: int,
+                nodes: int, rng: np.random.Generator, cards: np.ndarray) -> np.ndarray | None:
+    """Perfect-information Monte Carlo with exact search (two players).
+
+    Deals the unseen cards of ``view`` at random (``determinize``: the face-up trump
+    stays at the talon's bottom) ``samples`` times, seeded from ``rng`` only, and solves
+    every action of ``order`` in each deal with the end-game search (+1 win, 0 draw or
+    ``nodes`` reached, -1 loss).
+
+    Returns:
+        The summed values, one per action of ``order``; None if the view cannot be
+        determinized.
+    """
+    solver.st["rng"][0] = np.uint64(int(rng.integers(0, 2**63)))
+    total = np.zeros(len(order), np.int64)
+    for _ in range(samples):
+        if not determinize_at(solver.st, 0, solver.prm, view, cards):
+            return None
+        values = solver.root_values(order, nodes)
+        total += np.where(values == UNKNOWN, 0, values)
+    return total
+
+
 # ---------------------------------------------------------------- the agent
 
 
@@ -424,20 +461,28 @@ class ISMCTSAgent(Agent):
         time_per_move: seconds per decision; when set it replaces ``iterations`` (the
             tree then holds at most ``max_nodes`` or 2**18 nodes).
         c: UCB exploration constant (rewards are in -1..1).
-        playout: ``"random"`` or ``"greedy"`` playout policy.
+        playout: playout policy: ``"random"``, ``"greedy"`` or ``"saving"`` (greedy,
+            but takes rather than pay a high trump while the talon is full).
         seed: seeds the search (re-seeded by ``reset``); None draws each search's seed
             from the ``rng`` given to ``act``.
         max_nodes: tree capacity; 0 picks ``iterations + 2``, enough for any search.
         endgame_nodes: node cap per move of the exact two-player end-game solver, used
             instead of the search once the talon is empty or holds only the face-up
             trump (0: off; ignored with more than two players).
+        pimc_talon: with two players and 1 to this many cards in the talon (before the
+            end-game solver applies), first rate every move by ``pimc_values`` and
+            search only to break ties between the best-rated moves (0: off; needs
+            ``endgame_nodes``).
+        pimc_samples, pimc_nodes: deals per such decision, and the node cap of each
+            move's search in each deal.
     """
 
     name = "ismcts"
 
     def __init__(self, rules: Rules, *, iterations: int = 4000, time_per_move: float | None = None,
                  c: float = 0.7, playout: str = "greedy", seed: int | None = None,
-                 max_nodes: int = 0, endgame_nodes: int = 10000):
+                 max_nodes: int = 0, endgame_nodes: int = 10000, pimc_talon: int = 3,
+                 pimc_samples: int = 8, pimc_nodes: int = 1000):
         super().__init__(rules)
         if isinstance(time_per_move, str):  # the registry passes untyped None defaults as text
             time_per_move = None if time_per_move.lower() in ("", "none") else float(time_per_move)
@@ -456,7 +501,9 @@ class ISMCTSAgent(Agent):
         self.seed = seed
         self.prm = core.kernel_params(rules)
         self.endgame_nodes = int(endgame_nodes)
-        self._solver = (EndgameSolver(rules, self.endgame_nodes, last_card=True)
+        self.pimc_talon, self.pimc_samples = int(pimc_talon), int(pimc_samples)
+        self.pimc_nodes = int(pimc_nodes)
+        self._solver = (EndgameSolver(rules, self.endgame_nodes, last_card=True, cheap_first=True)
                         if self.endgame_nodes > 0 and rules.num_players == 2 else None)
         cap = int(max_nodes) or (self.iterations + 2 if time_per_move is None else 1 << 18)
         self._t_child = np.full(cap, NO_NODE, np.int32)
@@ -496,6 +543,11 @@ class ISMCTSAgent(Agent):
             if a is not None:
                 self.last_iterations = 0
                 return a
+        elif self._solver is not None and 0 < v.talon_size <= self.pimc_talon:
+            legal = self._best_by_sampling(view, legal, src)
+            if len(legal) == 1:
+                self.last_iterations = 0
+                return int(legal[0])
         self._run(view)
         self._visits[:] = -1.0
         root_visits(self._t_child, self._t_sib, self._t_key, self._t_stats, self._visits)
@@ -514,10 +566,18 @@ class ISMCTSAgent(Agent):
             return None
         return int(a)
 
+    def _best_by_sampling(self, view: np.ndarray, legal: np.ndarray,
+                          rng: np.random.Generator) -> np.ndarray:
+        """The legal moves with the best ``pimc_values`` total (all of them if the view
+        cannot be determinized)."""
+        total = pimc_values(self._solver, view, [int(a) for a in legal], self.pimc_samples,
+                            self.pimc_nodes, rng, self._cards)
+        return legal if total is None else legal[total == total.max()]
+
     def _run(self, view: np.ndarray) -> None:
         self._meta[0] = 1
         self._t_child[0] = NO_NODE
-        args = (self.c, self.playout == "greedy", self._t_child, self._t_sib, self._t_key,
+        args = (self.c, _PLAYOUTS.index(self.playout), self._t_child, self._t_sib, self._t_key,
                 self._t_stats, self._meta, self._buf, self._log, self._cards, self._path,
                 self._movers, self._rew, self._untried)
         if self.time_per_move is None:

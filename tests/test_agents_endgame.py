@@ -117,3 +117,8 @@ def test_sampled_search_finds_the_attack_that_wins_every_deal():
     # ... the sampled search opens with 7C, whatever its random deals.
     for seed in range(5):
         assert make_agent("expert", rules).act(obs, mask, np.random.default_rng(seed)) == moves[1]
+    # ISMCTS rates the moves the same way first: one move is best, so it searches no more.
+    for seed in range(5):
+        agent = make_agent("ismcts:iterations=1", rules)
+        assert agent.act(obs, mask, np.random.default_rng(seed)) == moves[1]
+        assert agent.last_iterations == 0

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.ismcts import ISMCTSAgent, determinize_at, view_array
+from agents.ismcts import SAVE_TALON, ISMCTSAgent, determinize_at, greedy_action, view_array
 from durak_env import Game, Rules, core, decode, observation
-from durak_env.cards import NUM_CARDS, deck_mask
+from durak_env.cards import NUM_CARDS, deck_mask, format_mask
 
 RULE_SETS = [
     Rules(),
@@ -140,7 +140,7 @@ class _Random:
 
 
 @pytest.mark.parametrize("rules", RULE_SETS, ids=_ids)
-@pytest.mark.parametrize("playout", ["random", "greedy"])
+@pytest.mark.parametrize("playout", ["random", "greedy", "saving"])
 def test_legal_in_every_variant(rules, playout):
     agents = [ISMCTSAgent(rules, iterations=8, playout=playout) for _ in range(rules.num_players)]
     agents[-1] = _Random()
@@ -219,3 +219,21 @@ def test_end_game_nodes_from_the_spec():
     assert make_agent("ismcts:endgame_nodes=0", Rules())._solver is None
     assert make_agent("ismcts:endgame_nodes=500", Rules())._solver.max_nodes == 500
     assert make_agent("ismcts", Rules(num_players=3))._solver is None
+
+
+@pytest.mark.parametrize("talon_cards, saving_move", [(7, "take"), (SAVE_TALON, "beat 6H AS")])
+def test_saving_playout_keeps_a_high_trump_while_the_talon_is_full(talon_cards, saving_move):
+    # Seat 1 can beat 6H only with the ace of trumps (the talon's bottom card is KS).
+    rules = Rules()
+    hands = [["6H", "7D", "8C", "9C", "10C", "JC"], ["AS", "6D", "7C", "8D", "9D", "10D"]]
+    rest = [c for c in format_mask(deck_mask(36)) if c not in hands[0] + hands[1]]
+    talon = [c for c in rest if not c.endswith("S")][: talon_cards - 1] + ["KS"]
+    discard = [c for c in rest if c not in talon]
+    game = Game.from_deal(rules, hands=hands, talon=talon, discard=discard, first_attacker=0)
+    game.step(game.layout.encode("play 6H"))
+    assert sorted(game.legal_moves()) == ["beat 6H AS", "take"]
+    buf = np.zeros(game.layout.n, np.int64)
+    n = core.legal_actions_at(game._st, 0, game._prm, buf)
+    for save, expected in ((False, "beat 6H AS"), (True, saving_move)):
+        assert game.layout.decode(int(greedy_action(game._st[0], game._prm, buf, n, save))) \
+            == expected
