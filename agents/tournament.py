@@ -43,6 +43,7 @@ import multiprocessing as mp
 import os
 import time
 import warnings
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -105,9 +106,15 @@ class GameResult:
     out_order: list[int]
     decisions: int
     record: dict | None = None  # Game.to_record of the game played, for ``--record``
+    moves: tuple[int, ...] = ()  # per seat: decisions asked of it
+    think_s: tuple[float, ...] = ()  # per seat: seconds spent in act
+    think_max_s: tuple[float, ...] = ()  # per seat: the longest act (see _WARM)
 
 
 MAX_DECISIONS = 5_000
+# Agent objects that have decided once in this process: an agent's first decision loads
+# compiled code (hundreds of ms), so it counts in the mean time per move, not the max.
+_WARM: weakref.WeakSet = weakref.WeakSet()
 
 
 def play_game(rules: Rules, agents: list, seed: int, match: Match, record: bool = False,
@@ -126,10 +133,20 @@ def play_game(rules: Rules, agents: list, seed: int, match: Match, record: bool 
     for a in agents:
         a.reset()
     decisions = 0
+    n = rules.num_players
+    moves, think, think_max = [0] * n, [0.0] * n, [0.0] * n
     while not game.over:
         seat = game.to_act
         mask = game.action_mask()
-        action = agents[seat].act(game.observe(seat), mask, rngs[seat])
+        obs = game.observe(seat)
+        t0 = time.perf_counter()
+        action = agents[seat].act(obs, mask, rngs[seat])
+        dt = time.perf_counter() - t0
+        moves[seat] += 1
+        think[seat] += dt
+        if agents[seat] in _WARM:
+            think_max[seat] = max(think_max[seat], dt)
+        _WARM.add(agents[seat])
         if not (isinstance(action, int | np.integer) and 0 <= action < mask.size
                 and mask[action]):
             raise IllegalMoveError(
@@ -146,7 +163,8 @@ def play_game(rules: Rules, agents: list, seed: int, match: Match, record: bool 
                 stacklevel=2)
             break
     durak = game.durak if game.durak is not None else -1
-    result = GameResult(match.index, match.seats, durak, game.out_order, decisions)
+    result = GameResult(match.index, match.seats, durak, game.out_order, decisions, None,
+                        tuple(moves), tuple(think), tuple(think_max))
     if record:
         meta = _record_meta(seed, match, agents, players, result, not game.over)
         result.record = game.to_record(meta)
@@ -244,12 +262,20 @@ class Tally:
     wins: int = 0
     losses: int = 0
     draws: int = 0
+    moves: int = 0  # decisions asked (agent tallies only)
+    think_s: float = 0.0  # seconds spent deciding them
+    think_max_s: float = 0.0  # the longest single decision
 
     def add(self, w: int, lo: int, d: int):
         self.games += 1
         self.wins += w
         self.losses += lo
         self.draws += d
+
+    def add_time(self, moves: int, think_s: float, think_max_s: float):
+        self.moves += moves
+        self.think_s += think_s
+        self.think_max_s = max(self.think_max_s, think_max_s)
 
     def row(self) -> dict:
         decided = self.wins + self.losses
@@ -261,6 +287,8 @@ class Tally:
             "win_rate_lo": wl, "win_rate_hi": wh,
             "durak_rate": self.losses / self.games if self.games else float("nan"),
             "durak_rate_lo": ll, "durak_rate_hi": lh,
+            "ms_per_move": 1000 * self.think_s / self.moves if self.moves else float("nan"),
+            "max_ms_per_move": 1000 * self.think_max_s,
         }
 
 
@@ -282,6 +310,8 @@ def summarize(specs: list[str], results: list[GameResult]) -> Summary:
     for r in results:
         for s, i in enumerate(r.seats):
             agents[i].add(int(r.durak >= 0 and r.durak != s), int(r.durak == s), int(r.durak < 0))
+            if r.moves:
+                agents[i].add_time(r.moves[s], r.think_s[s], r.think_max_s[s])
         for s, t in itertools.permutations(range(len(r.seats)), 2):
             i, j = r.seats[s], r.seats[t]
             if i != j:
@@ -302,14 +332,16 @@ def summarize(specs: list[str], results: list[GameResult]) -> Summary:
 def format_tables(s: Summary, num_players: int) -> str:
     lines = ["Agents" + (" (durak rate is the headline)" if num_players > 2 else "")]
     lines.append(f"{'agent':<28}{'games':>8}{'wins':>8}{'durak':>8}{'draws':>7}"
-                 f"{'win% (decided) [95% CI]':>28}{'durak% [95% CI]':>24}{'Elo ± SE':>14}")
+                 f"{'win% (decided) [95% CI]':>28}{'durak% [95% CI]':>24}{'Elo ± SE':>14}"
+                 f"{'ms/move':>9}{'max ms':>8}")
     for i, spec in enumerate(s.specs):
         r = s.agents[i].row()
         lines.append(
             f"{spec:<28}{r['games']:>8}{r['wins']:>8}{r['losses']:>8}{r['draws']:>7}"
             f"{_pct(r['win_rate'], r['win_rate_lo'], r['win_rate_hi']):>28}"
             f"{_pct(r['durak_rate'], r['durak_rate_lo'], r['durak_rate_hi']):>24}"
-            f"{s.elo[i]:>8.0f} ± {s.elo_se[i]:<4.0f}")
+            f"{s.elo[i]:>8.0f} ± {s.elo_se[i]:<4.0f}"
+            f"{r['ms_per_move']:>9.2f}{r['max_ms_per_move']:>8.0f}")
     lines.append("")
     lines.append("Pairs (row agent against column agent, in the same games)")
     lines.append(f"{'agent':<28}{'opponent':<28}{'games':>7}{'wins':>7}{'losses':>7}"

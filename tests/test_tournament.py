@@ -2,22 +2,27 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
 import pickle
 import subprocess
 import sys
+import time
 from collections import Counter
 
 import numpy as np
 import pytest
 
+from agents.base import Agent, RandomAgent
 from agents.stats import ELO_PER_NAT, bradley_terry, wilson
 from agents.tournament import (
     GameResult,
+    Match,
     deal_seed,
     main,
+    play_game,
     run,
     schedule,
     split_specs,
@@ -180,6 +185,38 @@ def test_paired_games_replay_the_same_deal():
     assert first == Game.new(Rules(), deal_seed(3, 0)).deal_record
     # Both seatings of deal 0 start from the same cards.
     assert res[0].record["deal"] == res[1].record["deal"] == first
+
+
+class _Sleepy(Agent):
+    """Plays the first legal action after sleeping ``pause`` seconds."""
+
+    name = "sleepy"
+
+    def __init__(self, rules, pause):
+        super().__init__(rules)
+        self.pause = pause
+
+    def act(self, observation, action_mask, rng):
+        time.sleep(self.pause)
+        return int(np.flatnonzero(action_mask)[0])
+
+
+def test_thinking_time_is_counted_per_seat_and_per_agent():
+    rules = Rules()
+    agents = [RandomAgent(rules), _Sleepy(rules, 0.003)]
+    r = play_game(rules, agents, 1, Match(0, 0, (0, 1)))
+    assert sum(r.moves) == r.decisions and min(r.moves) > 0
+    assert r.think_s[1] >= 0.003 * r.moves[1] and r.think_max_s[1] >= 0.003
+    assert r.think_s[0] < 0.003 * r.moves[0]  # random does not sleep
+    # the same game again with the seats swapped: each agent's two seats add up
+    swapped = dataclasses.replace(r, seats=(1, 0), moves=r.moves[::-1],
+                                  think_s=r.think_s[::-1], think_max_s=r.think_max_s[::-1])
+    s = summarize(["random", "sleepy"], [r, swapped])
+    slow, fast = s.agents[1].row(), s.agents[0].row()
+    assert s.agents[1].moves == 2 * r.moves[1] and s.agents[0].moves == 2 * r.moves[0]
+    assert slow["ms_per_move"] == pytest.approx(1000 * r.think_s[1] / r.moves[1])
+    assert slow["ms_per_move"] >= 3.0 > fast["ms_per_move"]
+    assert slow["max_ms_per_move"] == pytest.approx(1000 * r.think_max_s[1])
 
 
 # ---------------------------------------------------------------- game records
