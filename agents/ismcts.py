@@ -26,6 +26,9 @@ determinization is the same position, so sampling is wasted work: the agent asks
 exact end-game solver (``agents.endgame``, at most ``endgame_nodes`` nodes per move,
 0 turns it off) and searches as usual only when the solver gives up or proves every
 move lost (the search's choice then gives an imperfect opponent the most chances).
+Before that, with 1 to ``pimc_talon`` cards left in the talon, every move is first rated
+by ``pimc_values`` (exact search of a few sampled deals, as ``expert`` does) and the tree
+search only breaks ties between the best-rated moves.
 """
 
 from __future__ import annotations
