@@ -101,11 +101,19 @@ def _enter(st, d, n, me, lo, hi, maximize, best, alpha, beta, idx, nmov, first, 
     first[d] = _first_uncovered(r)
 
 
-@njit(cache=True)
-def _cost(a, prm, trump):
-    """Ordering key of a move: its card's rank, trumps above plain cards."""
-    if a < prm[core.A_PLAY]:  # take last, pass after the plain cards
-        return 1000 if a == 1 else 15
+@njit(cache=True, inline="always")
+def card_cost(c, trump):
+    """A card's value for cheapest-first choices: its rank, every trump above every
+    plain card."""
+    return (c >> 2) + (16 if (c & 3) == trump else 0)
+
+
+@njit(cache=True, inline="always")
+def action_card(a, prm):
+    """The card an action puts down (played, covering, transferred or shown); -1 for
+    pass and take."""
+    if a < prm[core.A_PLAY]:
+        return -1
     if a < prm[core.A_BEAT]:
         c = a - prm[core.A_PLAY]
     elif a < prm[core.A_TRANSFER]:
@@ -114,8 +122,16 @@ def _cost(a, prm, trump):
         c = a - prm[core.A_TRANSFER]
     else:
         c = a - prm[core.A_SHOW]
-    c += prm[core.P_LOW]
-    return (c >> 2) + (16 if (c & 3) == trump else 0)
+    return c + prm[core.P_LOW]
+
+
+@njit(cache=True)
+def _cost(a, prm, trump):
+    """Ordering key of a move: its card's ``card_cost``; pass after the plain cards,
+    take last."""
+    if a < prm[core.A_PLAY]:
+        return 1000 if a == 1 else 15
+    return card_cost(action_card(a, prm), trump)
 
 
 @njit(cache=True)

@@ -44,7 +44,7 @@ from durak_env.core import ATTACK, DEFEND, NO_SEAT, ONE, ZERO, bit, popcount
 from durak_env.rules import TABLE_SLOTS
 
 from .base import Agent
-from .endgame import UNKNOWN, EndgameSolver
+from .endgame import UNKNOWN, EndgameSolver, action_card, card_cost
 from .view import fast_decode
 
 # ---------------------------------------------------------------- the view array
@@ -249,12 +249,6 @@ def determinize_at(st, g, prm, view, cards):
 # ---------------------------------------------------------------- playout policies
 
 
-@njit(cache=True, inline="always")
-def _cost(c, trump):
-    """Card value for the greedy policy: rank, every trump above every plain card."""
-    return (c >> 2) + (16 if (c & 3) == trump else 0)
-
-
 @njit(cache=True)
 def greedy_action(r, prm, buf, n, save=False):
     """Attack and throw in with the cheapest plain card (open with the cheapest card),
@@ -262,25 +256,24 @@ def greedy_action(r, prm, buf, n, save=False):
 
     With ``save``, take instead of covering with a high trump (``SAVE_RANK``) while
     the talon holds more than ``SAVE_TALON`` cards."""
-    trump, low = r.trump, prm[core.P_LOW]
+    trump = r.trump
     a_play, a_beat, a_tr = prm[core.A_PLAY], prm[core.A_BEAT], prm[core.A_TRANSFER]
-    deck = prm[core.P_DECK]
     opening = r.n_attack == 0
     best, best_cost = -1, 1 << 30
     if r.phase == ATTACK:
         for i in range(n):
             a = buf[i]
             if a >= a_play and a < a_beat:
-                cost = _cost(a - a_play + low, trump)
+                cost = card_cost(action_card(a, prm), trump)
                 if cost < best_cost and (opening or cost < 16):
                     best, best_cost = a, cost
         return best if best >= 0 else buf[0]
     for i in range(n):
         a = buf[i]
         if a >= a_beat and a < a_tr:
-            cost = _cost((a - a_beat) % deck + low, trump)
+            cost = card_cost(action_card(a, prm), trump)
         elif a >= a_tr and a < prm[core.A_SHOW]:
-            cost = 100 + _cost(a - a_tr + low, trump)
+            cost = 100 + card_cost(action_card(a, prm), trump)
             if cost >= 116:
                 continue
         else:
