@@ -262,20 +262,12 @@ class Tally:
     wins: int = 0
     losses: int = 0
     draws: int = 0
-    moves: int = 0  # decisions asked (agent tallies only)
-    think_s: float = 0.0  # seconds spent deciding them
-    think_max_s: float = 0.0  # the longest single decision
 
     def add(self, w: int, lo: int, d: int):
         self.games += 1
         self.wins += w
         self.losses += lo
         self.draws += d
-
-    def add_time(self, moves: int, think_s: float, think_max_s: float):
-        self.moves += moves
-        self.think_s += think_s
-        self.think_max_s = max(self.think_max_s, think_max_s)
 
     def row(self) -> dict:
         decided = self.wins + self.losses
@@ -287,6 +279,24 @@ class Tally:
             "win_rate_lo": wl, "win_rate_hi": wh,
             "durak_rate": self.losses / self.games if self.games else float("nan"),
             "durak_rate_lo": ll, "durak_rate_hi": lh,
+        }
+
+
+@dataclass
+class Timing:
+    """One agent's thinking time over all its seats and games."""
+
+    moves: int = 0  # decisions asked
+    think_s: float = 0.0  # seconds spent deciding them
+    think_max_s: float = 0.0  # the longest single decision
+
+    def add(self, moves: int, think_s: float, think_max_s: float):
+        self.moves += moves
+        self.think_s += think_s
+        self.think_max_s = max(self.think_max_s, think_max_s)
+
+    def row(self) -> dict:
+        return {
             "ms_per_move": 1000 * self.think_s / self.moves if self.moves else float("nan"),
             "max_ms_per_move": 1000 * self.think_max_s,
         }
@@ -300,18 +310,20 @@ class Summary:
     elo: np.ndarray | None = None
     elo_se: np.ndarray | None = None
     mean_decisions: float = 0.0
+    timing: list[Timing] = field(default_factory=list)  # per agent
 
 
 def summarize(specs: list[str], results: list[GameResult]) -> Summary:
     """Per-agent and per-pair tallies and Bradley-Terry ratings (see the module docstring)."""
     k = len(specs)
     agents = [Tally() for _ in range(k)]
+    timing = [Timing() for _ in range(k)]
     pairs = {(i, j): Tally() for i in range(k) for j in range(k) if i != j}
     for r in results:
         for s, i in enumerate(r.seats):
             agents[i].add(int(r.durak >= 0 and r.durak != s), int(r.durak == s), int(r.durak < 0))
             if r.moves:
-                agents[i].add_time(r.moves[s], r.think_s[s], r.think_max_s[s])
+                timing[i].add(r.moves[s], r.think_s[s], r.think_max_s[s])
         for s, t in itertools.permutations(range(len(r.seats)), 2):
             i, j = r.seats[s], r.seats[t]
             if i != j:
@@ -323,7 +335,7 @@ def summarize(specs: list[str], results: list[GameResult]) -> Summary:
     theta, se = bradley_terry(wins)
     mean_dec = float(np.mean([r.decisions for r in results])) if results else 0.0
     return Summary(specs, agents, {p: t for p, t in pairs.items() if t.games},
-                   theta * ELO_PER_NAT, se * ELO_PER_NAT, mean_dec)
+                   theta * ELO_PER_NAT, se * ELO_PER_NAT, mean_dec, timing)
 
 
 # ------------------------------------------------------------------ output
@@ -335,7 +347,7 @@ def format_tables(s: Summary, num_players: int) -> str:
                  f"{'win% (decided) [95% CI]':>28}{'durak% [95% CI]':>24}{'Elo ± SE':>14}"
                  f"{'ms/move':>9}{'max ms':>8}")
     for i, spec in enumerate(s.specs):
-        r = s.agents[i].row()
+        r = {**s.agents[i].row(), **s.timing[i].row()}
         lines.append(
             f"{spec:<28}{r['games']:>8}{r['wins']:>8}{r['losses']:>8}{r['draws']:>7}"
             f"{_pct(r['win_rate'], r['win_rate_lo'], r['win_rate_hi']):>28}"
@@ -385,7 +397,7 @@ def write_outputs(out: str, s: Summary, config: dict, recorded: list[dict] = ())
         recorded: the entries ``write_records`` returned, listed in results.json.
     """
     os.makedirs(out, exist_ok=True)
-    agent_rows = [{"agent": spec, **s.agents[i].row(), "elo": float(s.elo[i]),
+    agent_rows = [{"agent": spec, **s.agents[i].row(), **s.timing[i].row(), "elo": float(s.elo[i]),
                    "elo_se": float(s.elo_se[i])} for i, spec in enumerate(s.specs)]
     pair_rows = [{"agent": s.specs[i], "opponent": s.specs[j], **t.row()}
                  for (i, j), t in sorted(s.pairs.items())]

@@ -212,8 +212,8 @@ def test_thinking_time_is_counted_per_seat_and_per_agent():
     swapped = dataclasses.replace(r, seats=(1, 0), moves=r.moves[::-1],
                                   think_s=r.think_s[::-1], think_max_s=r.think_max_s[::-1])
     s = summarize(["random", "sleepy"], [r, swapped])
-    slow, fast = s.agents[1].row(), s.agents[0].row()
-    assert s.agents[1].moves == 2 * r.moves[1] and s.agents[0].moves == 2 * r.moves[0]
+    slow, fast = s.timing[1].row(), s.timing[0].row()
+    assert s.timing[1].moves == 2 * r.moves[1] and s.timing[0].moves == 2 * r.moves[0]
     assert slow["ms_per_move"] == pytest.approx(1000 * r.think_s[1] / r.moves[1])
     assert slow["ms_per_move"] >= 3.0 > fast["ms_per_move"]
     assert slow["max_ms_per_move"] == pytest.approx(1000 * r.think_max_s[1])
