@@ -30,6 +30,7 @@ from durak_env import Rules
 from durak_env.cards import BEATS, NUM_CARDS, NUM_SUITS, cards_of, deck_mask, rank_of, suit_of
 from durak_env.core import DEFEND
 
+from . import weights as W
 from .base import Agent
 from .endgame import EndgameSolver
 from .ismcts import pimc_values, view_array
@@ -391,10 +392,12 @@ class ExpertAgent(HeuristicAgent):
     applies and the weights alone decide.
     """
 
-    def __init__(self, rules: Rules, *, w_count: float = 0.4, force_take: float = 0.25,
-                 w_pairs: float = 0.3, w_trump: float = 0.5, w_high: float = 1.0,
-                 take_base: float = 1.5, take_card: float = 0.4, throw_max: float = 0.8,
-                 junk_max: float = 0.5, search_nodes: int = 50000,
+    def __init__(self, rules: Rules, *, w_count: float = W.W_COUNT,
+                 force_take: float = W.FORCE_TAKE, w_pairs: float = W.W_PAIRS,
+                 w_trump: float = W.W_TRUMP, w_high: float = W.W_HIGH,
+                 take_base: float = W.TAKE_BASE, take_card: float = W.TAKE_CARD,
+                 throw_max: float = W.THROW_MAX, junk_max: float = W.JUNK_MAX,
+                 search_nodes: int = 50000,
                  search_last_card: bool = True, search_cheap_first: bool = True,
                  pimc_talon: int = 3, pimc_samples: int = 8, pimc_nodes: int = 1000):
         super().__init__(rules, w_trump=w_trump, w_high=w_high, w_pairs=w_pairs,

@@ -14,7 +14,7 @@ One tree is shared by all players: a node is reached by a sequence of
 moved into it, and selection is UCB with availability counts (a child's
 ``avail`` counts the iterations in which its action was legal). Forced moves are
 applied by the core after every action and never appear in the tree. Playouts run
-in the numba core with a random or a greedy policy; the reward of a node is that
+in the numba core with a random, a greedy or an expert-rules policy; the reward of a node is that
 player's ``core.rewards`` at the end of the playout.
 
 Everything per iteration (determinize, select, expand, playout, back-propagate)
@@ -43,6 +43,7 @@ from durak_env.cards import BEATS, NUM_CARDS, RANK_MASK
 from durak_env.core import ATTACK, DEFEND, NO_SEAT, ONE, ZERO, bit, popcount
 from durak_env.rules import TABLE_SLOTS
 
+from . import weights as W
 from .base import Agent
 from .endgame import UNKNOWN, EndgameSolver, action_card, card_cost
 from .view import fast_decode
@@ -67,7 +68,9 @@ KEY_SEATS = MAXP
 # 52 cards: 275, at most ~600).
 PLAYOUT_CAP_PER_CARD = 16
 NO_NODE = -1
-_PLAYOUTS = ("random", "greedy", "saving")
+# Iterations per numba call when the search watches the clock (about 2 ms).
+_CHUNK = 256
+_PLAYOUTS = ("random", "greedy", "saving", "expert")
 # The "saving" playout takes rather than cover with a trump of this rank index or
 # higher (jack and up) while the talon holds more than SAVE_TALON cards.
 SAVE_RANK = 9
@@ -286,6 +289,116 @@ def greedy_action(r, prm, buf, n, save=False):
     return best if best >= 0 else 1
 
 
+@njit(cache=True, inline="always")
+def _ex_value(c, trump, low_rank, top):
+    return ((c >> 2) - low_rank) / top + (1.0 if (c & 3) == trump else 0.0)
+
+
+@njit(cache=True, inline="always")
+def _ex_spend(c, hand, trump, low_rank, top, frac):
+    """``HeuristicAgent.spend_cost`` with the expert's weights."""
+    val = _ex_value(c, trump, low_rank, top)
+    cost = val - 0.75 + W.W_PAIRS * 0.5 * min(popcount(hand & RANK_MASK[c >> 2]) - 1, 1)
+    if (c & 3) == trump:
+        cost += frac * (W.W_TRUMP + W.W_HIGH * (val - 1.0))
+    return cost
+
+
+@njit(cache=True)
+def expert_action(r, prm, buf, n):
+    """The ``expert`` heuristic's decision rules (without its searches), with exact
+    knowledge of the defender's hand in place of its card counting: attack with the
+    card of least cost (value, trump saving, pairs, whether the defender can beat it),
+    throw in only cheap cards or cards the defender cannot beat, cover by the cheapest
+    plan (greedy per attack card) unless taking or transferring is cheaper."""
+    me = r.to_act
+    hand = r.hands[me]
+    trump = r.trump
+    low_rank = prm[core.P_LOW] >> 2
+    top = 12 - low_rank
+    talon = r.talon_end - r.talon_top
+    start = max(1, prm[core.P_DECK] - prm[core.P_N] * prm[core.P_HAND])
+    frac = talon / start
+    a_play, a_beat, a_tr, a_show = prm[core.A_PLAY], prm[core.A_BEAT], prm[core.A_TRANSFER], \
+        prm[core.A_SHOW]
+    if r.phase == ATTACK:
+        dh = r.hands[r.defender]
+        best, best_cost, best_c = -1, 1e300, -1
+        for i in range(n):
+            a = buf[i]
+            if a >= a_play and a < a_beat:
+                c = action_card(a, prm)
+                val = _ex_value(c, trump, low_rank, top)
+                cost = val - W.W_PAIRS * min(popcount(hand & RANK_MASK[c >> 2]) - 1, 2)
+                if (c & 3) == trump:
+                    cost += frac * (W.W_TRUMP + W.W_HIGH * (val - 1.0))
+                if dh & BEATS[trump, c]:
+                    cost += W.W_COUNT
+                if cost < best_cost:
+                    best, best_cost, best_c = a, cost, c
+        if best < 0:
+            return buf[0]
+        if r.n_attack == 0:
+            return best
+        is_trump = (best_c & 3) == trump
+        if r.take:
+            ok = (talon == 0 and not is_trump) or \
+                _ex_value(best_c, trump, low_rank, top) <= W.JUNK_MAX
+            return best if ok else 0
+        if talon == 0 or best_cost <= W.THROW_MAX + (1.0 - frac) * 2.0:
+            return best
+        if is_trump:
+            return 0
+        return best if not (dh & BEATS[trump, best_c]) else 0
+    # defence: show, transfer, cover or take
+    can_take = False
+    best_tr, best_tr_cost = -1, 1e300
+    for i in range(n):
+        a = buf[i]
+        if a >= a_show:
+            return a
+        if a == 1:
+            can_take = True
+        elif a >= a_tr:
+            cost = _ex_spend(action_card(a, prm), hand, trump, low_rank, top, frac)
+            if cost < best_tr_cost:
+                best_tr, best_tr_cost = a, cost
+    d = prm[core.P_DECK]
+    low = prm[core.P_LOW]
+    used = ZERO
+    cover, first = 0.0, -1
+    for k in range(r.n_attack):
+        if r.cover[k] >= 0:
+            continue
+        att = r.attack[k] - low
+        pick, pick_cost, pick_c = -1, 1e300, -1
+        for i in range(n):
+            a = buf[i]
+            if a >= a_beat and a < a_tr and (a - a_beat) // d == att:
+                c = (a - a_beat) % d + low
+                if used & bit(c):
+                    continue
+                cost = _ex_spend(c, hand, trump, low_rank, top, frac)
+                if cost < pick_cost:
+                    pick, pick_cost, pick_c = a, cost, c
+        if pick < 0:
+            cover = 1e300
+            break
+        used |= bit(pick_c)
+        cover += pick_cost
+        if first < 0:
+            first = pick
+    if best_tr >= 0 and best_tr_cost <= cover:
+        return best_tr
+    n_table = 0
+    for k in range(r.n_attack):
+        n_table += 1 if r.cover[k] < 0 else 2
+    take = W.TAKE_BASE + W.TAKE_CARD * n_table
+    if first < 0 or (can_take and take < cover):
+        return 1 if can_take else buf[0]
+    return first
+
+
 @njit(cache=True)
 def advance(r, prm, action, buf, log):
     """core.step, returning only the number of legal moves that follow."""
@@ -295,7 +408,7 @@ def advance(r, prm, action, buf, log):
 
 @njit(cache=True)
 def playout(r, prm, n, buf, log, policy):
-    """Play on with policy 0 random, 1 greedy, 2 saving (n legal moves in buf).
+    """Play on with policy 0 random, 1 greedy, 2 saving, 3 expert (n legal moves in buf).
 
     With an empty talon, cards can circulate for ever (each side keeps taking), and
     a deterministic policy can repeat such a cycle: a playout stops after
@@ -304,8 +417,12 @@ def playout(r, prm, n, buf, log, policy):
     for _ in range(PLAYOUT_CAP_PER_CARD * prm[core.P_DECK]):
         if n <= 0:
             return
-        rand = policy == 0
-        a = buf[core.rng_below(r, n)] if rand else greedy_action(r, prm, buf, n, policy == 2)
+        if policy == 0:
+            a = buf[core.rng_below(r, n)]
+        elif policy == 3:
+            a = expert_action(r, prm, buf, n)
+        else:
+            a = greedy_action(r, prm, buf, n, policy == 2)
         n = advance(r, prm, a, buf, log)
 
 
@@ -457,8 +574,14 @@ class ISMCTSAgent(Agent):
         time_per_move: seconds per decision; when set it replaces ``iterations`` (the
             tree then holds at most ``max_nodes`` or 2**18 nodes).
         c: UCB exploration constant (rewards are in -1..1).
-        playout: playout policy: ``"random"``, ``"greedy"`` or ``"saving"`` (greedy,
-            but takes rather than pay a high trump while the talon is full).
+        playout: playout policy: ``"random"``, ``"greedy"``, ``"saving"`` (greedy,
+            but takes rather than pay a high trump while the talon is full) or
+            ``"expert"`` (``expert_action``: the expert heuristic's rules).
+        max_time: seconds per decision at most, the sampled and exact searches
+            included: the tree search stops early once this much time has passed since
+            ``act`` was called (None: no cap). Only an overloaded machine reaches it at
+            the default budget, but when it does the result depends on the machine's
+            speed: pass None for bit-for-bit reproducible play.
         seed: seeds the search (re-seeded by ``reset``); None draws each search's seed
             from the ``rng`` given to ``act``.
         max_nodes: tree capacity; 0 picks ``iterations + 2``, enough for any search.
@@ -476,22 +599,28 @@ class ISMCTSAgent(Agent):
     name = "ismcts"
 
     def __init__(self, rules: Rules, *, iterations: int = 4000, time_per_move: float | None = None,
-                 c: float = 0.7, playout: str = "greedy", seed: int | None = None,
+                 c: float = 0.7, playout: str = "expert", max_time: float | None = 0.1,
+                 seed: int | None = None,
                  max_nodes: int = 0, endgame_nodes: int = 10000, pimc_talon: int = 3,
                  pimc_samples: int = 8, pimc_nodes: int = 1000):
         super().__init__(rules)
         if isinstance(time_per_move, str):  # the registry passes untyped None defaults as text
             time_per_move = None if time_per_move.lower() in ("", "none") else float(time_per_move)
+        if isinstance(max_time, str):
+            max_time = None if max_time.lower() in ("", "none") else float(max_time)
         if isinstance(seed, str):
             seed = None if seed.lower() in ("", "none") else int(seed)
         if int(iterations) < 1:
             raise ValueError(f"iterations must be >= 1, got {iterations!r}")
         if time_per_move is not None and not time_per_move > 0:
             raise ValueError(f"time_per_move must be > 0 or None, got {time_per_move!r}")
+        if max_time is not None and not max_time > 0:
+            raise ValueError(f"max_time must be > 0 or None, got {max_time!r}")
         if playout not in _PLAYOUTS:
             raise ValueError(f"playout must be one of {_PLAYOUTS}, got {playout!r}")
         self.iterations = int(iterations)
         self.time_per_move = time_per_move
+        self.max_time = max_time
         self.c = float(c)
         self.playout = playout
         self.seed = seed
@@ -527,6 +656,7 @@ class ISMCTSAgent(Agent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray,
             rng: np.random.Generator) -> int:
+        start = time.perf_counter()
         legal = np.flatnonzero(action_mask)
         if len(legal) == 1:
             return int(legal[0])
@@ -544,7 +674,7 @@ class ISMCTSAgent(Agent):
             if len(legal) == 1:
                 self.last_iterations = 0
                 return int(legal[0])
-        self._run(view)
+        self._run(view, start)
         self._visits[:] = -1.0
         root_visits(self._t_child, self._t_sib, self._t_key, self._t_stats, self._visits)
         scores = self._visits[legal]
@@ -570,20 +700,28 @@ class ISMCTSAgent(Agent):
                             self.pimc_nodes, rng, self._cards)
         return legal if total is None else legal[total == total.max()]
 
-    def _run(self, view: np.ndarray) -> None:
+    def _run(self, view: np.ndarray, start: float) -> None:
+        """Search from an empty tree: ``iterations``, or until ``time_per_move`` has
+        passed, and never past ``max_time`` since ``start``."""
         self._meta[0] = 1
         self._t_child[0] = NO_NODE
         args = (self.c, _PLAYOUTS.index(self.playout), self._t_child, self._t_sib, self._t_key,
                 self._t_stats, self._meta, self._buf, self._log, self._cards, self._path,
                 self._movers, self._rew, self._untried)
-        if self.time_per_move is None:
-            self.last_iterations = search(self._st, self.prm, view, self.iterations, *args)
+        budget, chunk = self.iterations, _CHUNK
+        deadline = start + self.max_time if self.max_time is not None else np.inf
+        if self.time_per_move is not None:
+            budget, chunk = len(self._t_key) - 2, 16
+            deadline = min(deadline, time.perf_counter() + self.time_per_move)
+        elif deadline == np.inf:
+            self.last_iterations = search(self._st, self.prm, view, budget, *args)
             return
-        deadline = time.perf_counter() + self.time_per_move
-        done, chunk = 0, 16
-        while time.perf_counter() < deadline and self._meta[0] < len(self._t_key) - 1:
-            k = search(self._st, self.prm, view, chunk, *args)
+        done, now = 0, time.perf_counter()
+        while done < budget:
+            n = min(chunk, budget - done)
+            k = search(self._st, self.prm, view, n, *args)
             done += k
-            if k < chunk:
+            last, now = now, time.perf_counter()
+            if k < n or now + (now - last) >= deadline:  # the next chunk would overrun
                 break
         self.last_iterations = done

@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.ismcts import SAVE_TALON, ISMCTSAgent, determinize_at, greedy_action, view_array
+from agents.ismcts import (
+    SAVE_TALON,
+    ISMCTSAgent,
+    determinize_at,
+    expert_action,
+    greedy_action,
+    view_array,
+)
 from durak_env import Game, Rules, core, decode, observation
 from durak_env.cards import NUM_CARDS, deck_mask, format_mask
 
@@ -140,12 +147,39 @@ class _Random:
 
 
 @pytest.mark.parametrize("rules", RULE_SETS, ids=_ids)
-@pytest.mark.parametrize("playout", ["random", "greedy", "saving"])
+@pytest.mark.parametrize("playout", ["random", "greedy", "saving", "expert"])
 def test_legal_in_every_variant(rules, playout):
     agents = [ISMCTSAgent(rules, iterations=8, playout=playout) for _ in range(rules.num_players)]
     agents[-1] = _Random()
     for g in range(3):
         play(rules, agents, seed=100 + g)
+
+
+def test_max_time_caps_the_search():
+    agent = ISMCTSAgent(Rules(), iterations=10**7, max_time=0.05, seed=0)
+    game = Game.new(Rules(), seed=1)
+    t = __import__("time").perf_counter()
+    agent.act(game.observe(game.to_act), game.action_mask(), None)
+    assert __import__("time").perf_counter() - t < 0.5
+    assert 0 < agent.last_iterations < 10**7
+
+
+def test_a_cap_that_is_not_reached_changes_nothing():
+    # The capped search runs in chunks; unless the clock stops it, it is the same search.
+    game = Game.new(Rules(), seed=5)
+    picks = []
+    for max_time in (None, 60.0):
+        agent = ISMCTSAgent(Rules(), iterations=1000, max_time=max_time, seed=3)
+        picks.append((agent.act(game.observe(game.to_act), game.action_mask(), None),
+                      agent.last_iterations, agent._t_stats[:agent._meta[0]].copy()))
+    assert picks[0][:2] == picks[1][:2] == (picks[0][0], 1000)
+    np.testing.assert_array_equal(picks[0][2], picks[1][2])
+
+
+@pytest.mark.parametrize("bad", [0, -1.0])
+def test_bad_max_time_is_rejected(bad):
+    with pytest.raises(ValueError, match="max_time"):
+        ISMCTSAgent(Rules(), max_time=bad)
 
 
 def test_time_budget_is_respected():
@@ -237,3 +271,40 @@ def test_saving_playout_keeps_a_high_trump_while_the_talon_is_full(talon_cards, 
     for save, expected in ((False, "beat 6H AS"), (True, saving_move)):
         assert game.layout.decode(int(greedy_action(game._st[0], game._prm, buf, n, save))) \
             == expected
+
+
+def _two_player_deal(hands, talon_cards):
+    """hands of seats 0 and 1, a talon of ``talon_cards`` cards ending with KS (trump
+    spades), the rest discarded; seat 0 attacks."""
+    rest = [c for c in format_mask(deck_mask(36)) if c not in hands[0] + hands[1]]
+    talon = [c for c in rest if not c.endswith("S")][: talon_cards - 1] + ["KS"]
+    discard = [c for c in rest if c not in talon]
+    return Game.from_deal(Rules(), hands=hands, talon=talon, discard=discard, first_attacker=0)
+
+
+def _expert_move(game):
+    buf = np.zeros(game.layout.n, np.int64)
+    n = core.legal_actions_at(game._st, 0, game._prm, buf)
+    return game.layout.decode(int(expert_action(game._st[0], game._prm, buf, n)))
+
+
+@pytest.mark.parametrize("talon_cards, move", [(20, "take"), (2, "beat 6H AS")])
+def test_expert_playout_pays_the_trump_ace_only_late(talon_cards, move):
+    # Covering 6H costs the ace of trumps; taking one card costs less while the talon
+    # is nearly full, more once it is nearly empty.
+    game = _two_player_deal([["6H", "7D", "8C", "9C", "10C", "JC"],
+                             ["AS", "6D", "7C", "8D", "9D", "10D"]], talon_cards)
+    game.step(game.layout.encode("play 6H"))
+    assert sorted(game.legal_moves()) == ["beat 6H AS", "take"]
+    assert _expert_move(game) == move
+
+
+def test_expert_playout_opens_with_a_pair_card_the_defender_cannot_beat():
+    # 6H is the lowest card, but the defender beats it (AH); 7C is one of a pair and
+    # the defender has no club and no trump. Greedy opens 6H, the expert rules 7C.
+    game = _two_player_deal([["6H", "7C", "7D", "9C", "10C", "JC"],
+                             ["AH", "6D", "8D", "9D", "10D", "KD"]], 12)
+    buf = np.zeros(game.layout.n, np.int64)
+    n = core.legal_actions_at(game._st, 0, game._prm, buf)
+    assert game.layout.decode(int(greedy_action(game._st[0], game._prm, buf, n))) == "play 6H"
+    assert _expert_move(game) == "play 7C"
