@@ -606,8 +606,6 @@ class ISMCTSAgent(Agent):
         super().__init__(rules)
         if isinstance(time_per_move, str):  # the registry passes untyped None defaults as text
             time_per_move = None if time_per_move.lower() in ("", "none") else float(time_per_move)
-        if isinstance(max_time, str):
-            max_time = None if max_time.lower() in ("", "none") else float(max_time)
         if isinstance(seed, str):
             seed = None if seed.lower() in ("", "none") else int(seed)
         if int(iterations) < 1:

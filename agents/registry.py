@@ -41,11 +41,12 @@ def _load(name: str) -> type[Agent]:
 
 
 def _convert(text: str, default, annotation=None):
-    """Parse a spec value as the type of the parameter's default (or its annotation)."""
+    """Parse a spec value as the type of the parameter's default (or its annotation);
+    ``none``/``null`` is None wherever the parameter admits None."""
+    if text.lower() in ("none", "null") and (default is None or "None" in str(annotation)):
+        return None
     if default is None:
         hint = str(annotation)
-        if text.lower() in ("none", "null"):
-            return None
         for name, typ in (("float", float), ("int", int), ("bool", bool)):
             if name in hint:
                 return _convert(text, typ(0))

@@ -43,6 +43,9 @@ def test_parameters_in_the_spec():
     assert make_agent("greedy:throw_trumps=false", Rules()).throw_trumps is False
     assert parse_spec("ppo:runs/a,b/ckpt.pt") == ("ppo", {"path": "runs/a,b/ckpt.pt"})
     assert parse_spec("ismcts:iterations=400") == ("ismcts", {"iterations": "400"})
+    assert make_agent("ismcts:max_time=None", Rules()).max_time is None
+    assert make_agent("ismcts:max_time=0.05", Rules()).max_time == 0.05
+    assert make_agent("ismcts:time_per_move=null", Rules()).time_per_move is None
 
 
 @pytest.mark.parametrize("spec, words", [
@@ -51,6 +54,7 @@ def test_parameters_in_the_spec():
     ("random:x=1", ["unknown parameter 'x'", "(none)"]),
     ("expert:w_pairs", ["must be key=value"]),
     ("expert:w_pairs=lots", ["w_pairs"]),
+    ("expert:w_pairs=None", ["w_pairs"]),
     ("", ["non-empty"]),
 ])
 def test_bad_specs_are_clear_errors(spec, words):
