@@ -112,8 +112,10 @@ class GameResult:
 
 
 MAX_DECISIONS = 5_000
-# Agent objects that have decided once in this process: an agent's first decision loads
-# compiled code (hundreds of ms), so it counts in the mean time per move, not the max.
+# Agent objects that have played a whole game in this process. Numba loads (or, after a
+# source change, compiles) each kernel at its first call, which can take seconds and falls
+# anywhere in an agent's first game (the end-game search runs only at its end), so that
+# game counts in the mean time per move, not in the max.
 _WARM: weakref.WeakSet = weakref.WeakSet()
 
 
@@ -146,7 +148,6 @@ def play_game(rules: Rules, agents: list, seed: int, match: Match, record: bool 
         think[seat] += dt
         if agents[seat] in _WARM:
             think_max[seat] = max(think_max[seat], dt)
-        _WARM.add(agents[seat])
         if not (isinstance(action, int | np.integer) and 0 <= action < mask.size
                 and mask[action]):
             raise IllegalMoveError(
@@ -162,6 +163,7 @@ def play_game(rules: Rules, agents: list, seed: int, match: Match, record: bool 
                 f"and is scored as a draw; agents by seat: {[a.name for a in agents]}",
                 stacklevel=2)
             break
+    _WARM.update(agents)
     durak = game.durak if game.durak is not None else -1
     result = GameResult(match.index, match.seats, durak, game.out_order, decisions, None,
                         tuple(moves), tuple(think), tuple(think_max))
