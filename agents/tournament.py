@@ -41,6 +41,7 @@ import json
 import math
 import multiprocessing as mp
 import os
+import sys
 import time
 import warnings
 import weakref
@@ -240,7 +241,10 @@ def run(rules: Rules, specs: list[str], games: int, seed: int = 0, workers: int 
             results += _run_chunk(c)
             bar.update(len(c))
     else:
-        ctx = mp.get_context("fork" if os.name == "posix" else "spawn")
+        # fork is fast, but a forked child deadlocks in torch's thread pool once the
+        # parent has used torch (checking a ppo spec loads its network): spawn then
+        forkable = os.name == "posix" and "torch" not in sys.modules
+        ctx = mp.get_context("fork" if forkable else "spawn")
         with ctx.Pool(workers, _init_worker, init) as pool:
             for res in pool.imap(_run_chunk, chunks):
                 results += res

@@ -178,6 +178,23 @@ def test_results_do_not_depend_on_the_number_of_workers():
     assert [r.record is not None for r in two] == [True] * 5 + [False] * 3
 
 
+def test_a_torch_agent_runs_in_worker_processes():
+    # Checking the spec loads the network in the parent; forked workers then hung in
+    # torch's thread pool. Run in a daemon thread so that a hang fails instead of blocking.
+    import threading
+
+    specs = ["ppo:checkpoints/ppo_2p_podkidnoy.pt", "random"]
+    out = {}
+    t = threading.Thread(daemon=True, target=lambda: out.update(
+        two=run(Rules(), specs, 4, seed=2, workers=2, progress=False, chunk=2)))
+    t.start()
+    t.join(timeout=240)
+    assert "two" in out, "the tournament with a ppo agent and two workers did not finish"
+    one = run(Rules(), specs, 4, seed=2, workers=1, progress=False, chunk=2)
+    assert [(r.seats, r.durak, r.decisions) for r in one] == [
+        (r.seats, r.durak, r.decisions) for r in out["two"]]
+
+
 def test_paired_games_replay_the_same_deal():
     res = run(Rules(), ["greedy", "random"], 4, seed=3, progress=False, record=4)
     assert [r.seats for r in res] == [(0, 1), (1, 0), (0, 1), (1, 0)]
