@@ -198,7 +198,7 @@ def test_beats_random():
     # against random play the end games are mostly too big to solve: a small budget
     # gives up quickly instead of costing ten times the 30-iteration search
     agent, rand = ISMCTSAgent(rules, iterations=30, endgame_nodes=1000), _Random()
-    for g in range(200):
+    for g in range(100):
         seats = [agent, rand] if g % 2 == 0 else [rand, agent]
         durak = play(rules, seats, seed=g // 2)
         if durak is not None:
