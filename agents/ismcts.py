@@ -70,6 +70,11 @@ PLAYOUT_CAP_PER_CARD = 16
 NO_NODE = -1
 # Iterations per numba call when the search watches the clock (about 2 ms).
 _CHUNK = 256
+# Of ``max_time``: the sampled exact search may use this share; the tree search stops
+# early enough that even a chunk taking twice its predecessor's time ends before
+# ``_SAFE`` of it (a loaded machine's hiccups fit in the rest).
+_PIMC_SHARE = 0.5
+_SAFE = 0.85
 _PLAYOUTS = ("random", "greedy", "saving", "expert")
 # The "saving" playout takes rather than cover with a trump of this rank index or
 # higher (jack and up) while the talon holds more than SAVE_TALON cards.
@@ -540,7 +545,8 @@ def root_visits(t_child, t_sib, t_key, t_stats, out):
 
 
 def pimc_values(solver: EndgameSolver, view: np.ndarray, order: list[int], samples: int,
-                nodes: int, rng: np.random.Generator, cards: np.ndarray) -> np.ndarray | None:
+                nodes: int, rng: np.random.Generator, cards: np.ndarray,
+                deadline: float | None = None) -> np.ndarray | None:
     """Perfect-information Monte Carlo with exact search (two players).
 
     Deals the unseen cards of ``view`` at random (``determinize``: the face-up trump
@@ -548,17 +554,28 @@ def pimc_values(solver: EndgameSolver, view: np.ndarray, order: list[int], sampl
     every action of ``order`` in each deal with the end-game search (+1 win, 0 draw or
     ``nodes`` reached, -1 loss).
 
+    Args:
+        deadline: a ``time.perf_counter()`` time; after the first deal, no deal is
+            started that would end past it by the time the longest deal so far took
+            (None: all ``samples`` deals). Every action is solved in the same deals,
+            so totals over fewer deals still compare.
+
     Returns:
         The summed values, one per action of ``order``; None if the view cannot be
         determinized.
     """
     solver.st["rng"][0] = np.uint64(int(rng.integers(0, 2**63)))
     total = np.zeros(len(order), np.int64)
-    for _ in range(samples):
+    longest, now = 0.0, time.perf_counter()
+    for i in range(samples):
+        if deadline is not None and i > 0 and now + longest >= deadline:
+            break
         if not determinize_at(solver.st, 0, solver.prm, view, cards):
             return None
         values = solver.root_values(order, nodes)
         total += np.where(values == UNKNOWN, 0, values)
+        last, now = now, time.perf_counter()
+        longest = max(longest, now - last)
     return total
 
 
@@ -578,10 +595,11 @@ class ISMCTSAgent(Agent):
             but takes rather than pay a high trump while the talon is full) or
             ``"expert"`` (``expert_action``: the expert heuristic's rules).
         max_time: seconds per decision at most, the sampled and exact searches
-            included: the tree search stops early once this much time has passed since
-            ``act`` was called (None: no cap). Only an overloaded machine reaches it at
-            the default budget, but when it does the result depends on the machine's
-            speed: pass None for bit-for-bit reproducible play.
+            included (None: no cap). The sampled search stops dealing at half of it,
+            and the tree search stops early so as to end by 85% of it even if its last
+            chunk of iterations takes twice as long as the one before. It is reached
+            mostly after a sampled search or on a loaded machine, and then the result
+            depends on the machine's speed: pass None for bit-for-bit reproducible play.
         seed: seeds the search (re-seeded by ``reset``); None draws each search's seed
             from the ``rng`` given to ``act``.
         max_nodes: tree capacity; 0 picks ``iterations + 2``, enough for any search.
@@ -592,8 +610,8 @@ class ISMCTSAgent(Agent):
             end-game solver applies), first rate every move by ``pimc_values`` and
             search only to break ties between the best-rated moves (0: off; needs
             ``endgame_nodes``).
-        pimc_samples, pimc_nodes: deals per such decision, and the node cap of each
-            move's search in each deal.
+        pimc_samples, pimc_nodes: deals per such decision (fewer if ``max_time`` runs
+            short), and the node cap of each move's search in each deal.
     """
 
     name = "ismcts"
@@ -602,7 +620,7 @@ class ISMCTSAgent(Agent):
                  c: float = 0.7, playout: str = "expert", max_time: float | None = 0.1,
                  seed: int | None = None,
                  max_nodes: int = 0, endgame_nodes: int = 10000, pimc_talon: int = 3,
-                 pimc_samples: int = 8, pimc_nodes: int = 1000):
+                 pimc_samples: int = 16, pimc_nodes: int = 1000):
         super().__init__(rules)
         if isinstance(time_per_move, str):  # the registry passes untyped None defaults as text
             time_per_move = None if time_per_move.lower() in ("", "none") else float(time_per_move)
@@ -668,7 +686,7 @@ class ISMCTSAgent(Agent):
                 self.last_iterations = 0
                 return a
         elif self._solver is not None and 0 < v.talon_size <= self.pimc_talon:
-            legal = self._best_by_sampling(view, legal, src)
+            legal = self._best_by_sampling(view, legal, src, start)
             if len(legal) == 1:
                 self.last_iterations = 0
                 return int(legal[0])
@@ -691,11 +709,12 @@ class ISMCTSAgent(Agent):
         return int(a)
 
     def _best_by_sampling(self, view: np.ndarray, legal: np.ndarray,
-                          rng: np.random.Generator) -> np.ndarray:
+                          rng: np.random.Generator, start: float) -> np.ndarray:
         """The legal moves with the best ``pimc_values`` total (all of them if the view
         cannot be determinized)."""
+        deadline = None if self.max_time is None else start + _PIMC_SHARE * self.max_time
         total = pimc_values(self._solver, view, [int(a) for a in legal], self.pimc_samples,
-                            self.pimc_nodes, rng, self._cards)
+                            self.pimc_nodes, rng, self._cards, deadline)
         return legal if total is None else legal[total == total.max()]
 
     def _run(self, view: np.ndarray, start: float) -> None:
@@ -707,7 +726,7 @@ class ISMCTSAgent(Agent):
                 self._t_stats, self._meta, self._buf, self._log, self._cards, self._path,
                 self._movers, self._rew, self._untried)
         budget, chunk = self.iterations, _CHUNK
-        deadline = start + self.max_time if self.max_time is not None else np.inf
+        deadline = start + _SAFE * self.max_time if self.max_time is not None else np.inf
         if self.time_per_move is not None:
             budget, chunk = len(self._t_key) - 2, 16
             deadline = min(deadline, time.perf_counter() + self.time_per_move)
@@ -720,6 +739,6 @@ class ISMCTSAgent(Agent):
             k = search(self._st, self.prm, view, n, *args)
             done += k
             last, now = now, time.perf_counter()
-            if k < n or now + (now - last) >= deadline:  # the next chunk would overrun
+            if k < n or now + 2 * (now - last) >= deadline:  # the next chunk might overrun
                 break
         self.last_iterations = done

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
 from agents import make_agent
 from agents.endgame import UNKNOWN, EndgameSolver
+from agents.ismcts import pimc_values, view_array
 from agents.view import fast_decode
 from durak_env import Game, Rules
+from durak_env.cards import NUM_CARDS
 
 
 @pytest.mark.parametrize("rules", [Rules(), Rules(variant="perevodnoy", transfer_show_trump=True),
@@ -122,3 +126,10 @@ def test_sampled_search_finds_the_attack_that_wins_every_deal():
         agent = make_agent("ismcts:iterations=1", rules)
         assert agent.act(obs, mask, np.random.default_rng(seed)) == moves[1]
         assert agent.last_iterations == 0
+    # Every deal gives 7C +1 and 10D -1, so the totals count the deals that were solved:
+    # all of them without a deadline or before a far one, only the first past one.
+    view, cards = view_array(fast_decode(obs, rules)), np.zeros(NUM_CARDS, np.int64)
+    for deadline, deals in [(None, 4), (time.perf_counter() + 600, 4), (0.0, 1)]:
+        total = pimc_values(solver, view, moves, 4, 1000, np.random.default_rng(1), cards,
+                            deadline)
+        assert total.tolist() == [-deals, deals], deadline
