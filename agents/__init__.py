@@ -9,6 +9,7 @@ from .base import Agent, RandomAgent
 from .heuristics import (
     CardCountingAgent,
     ExpertAgent,
+    ExpertRulesAgent,
     GreedyAgent,
     HeuristicAgent,
     PairHoldingAgent,
@@ -22,6 +23,7 @@ __all__ = [
     "Agent",
     "CardCountingAgent",
     "ExpertAgent",
+    "ExpertRulesAgent",
     "GreedyAgent",
     "HeuristicAgent",
     "PPOAgent",

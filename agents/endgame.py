@@ -57,7 +57,7 @@ def _skip(r, prm, a, first, min_play):
         return a >= prm[core.A_PLAY] and a < min_play
     if a < prm[core.A_BEAT] or a >= prm[core.A_TRANSFER]:
         return False
-    return (a - prm[core.A_BEAT]) // prm[core.P_DECK] + prm[core.P_LOW] != first
+    return beaten_card(a, prm) != first
 
 
 @njit(cache=True)
@@ -123,6 +123,12 @@ def action_card(a, prm):
     else:
         c = a - prm[core.A_SHOW]
     return c + prm[core.P_LOW]
+
+
+@njit(cache=True, inline="always")
+def beaten_card(a, prm):
+    """The attack card a ``beat`` action covers (``action_card`` gives the covering one)."""
+    return (a - prm[core.A_BEAT]) // prm[core.P_DECK] + prm[core.P_LOW]
 
 
 @njit(cache=True)

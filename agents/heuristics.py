@@ -1,4 +1,5 @@
-"""Heuristic players: greedy, card_counting, pair_holding, trump_saving, expert.
+"""Heuristic players: greedy, card_counting, pair_holding, trump_saving, expert,
+expert_rules.
 
 All five share one decision skeleton (``HeuristicAgent``): decode the
 observation, split the mask into moves, then decide by situation:
@@ -13,6 +14,10 @@ observation, split the mask into moves, then decide by situation:
   solved by the same exact search (capped), and the move with the best summed
   value (``HeuristicAgent.sampled_search``).
 
+``expert_rules`` (``ExpertRulesAgent``) is ``expert``'s rules without its searches,
+compiled with numba (``agents.ismcts.expert_action``), for where speed matters: as a
+batched opponent in PPO training, or as a playout policy.
+
 Every choice is "the cheapest option" under a cost in card-value units, where
 a card's value is its rank scaled to ``0..1`` plus ``1`` for a trump (so every
 trump is worth more than every plain card). Each player switches on one idea
@@ -26,14 +31,14 @@ import math
 
 import numpy as np
 
-from durak_env import Rules
+from durak_env import Rules, core
 from durak_env.cards import BEATS, NUM_CARDS, NUM_SUITS, cards_of, deck_mask, rank_of, suit_of
 from durak_env.core import DEFEND
 
 from . import weights as W
 from .base import Agent
 from .endgame import EndgameSolver
-from .ismcts import pimc_values, view_array
+from .ismcts import determinize_at, expert_actions, pimc_values, view_array
 from .view import MoveCodec, fast_decode
 
 _BEATS = [[int(x) for x in row] for row in BEATS]
@@ -408,9 +413,44 @@ class ExpertAgent(HeuristicAgent):
                          pimc_samples=pimc_samples, pimc_nodes=pimc_nodes)
 
 
+class ExpertRulesAgent(Agent):
+    """``expert``'s decision rules without its searches, compiled: the numba
+    ``agents.ismcts.expert_action`` with card counting, on a state rebuilt from the
+    observation (``determinize``; the rules read only what the seat sees, so the deal
+    of the unseen cards does not matter). It plays as ``expert:search_nodes=0,
+    pimc_talon=0`` does, except that it covers several attack cards by a greedy plan,
+    card by card, where ``expert`` finds the cheapest assignment. The same rules,
+    batched, are the ``expert_rules`` training opponent of ``selfplay.heuristics``.
+    """
+
+    name = "expert_rules"
+
+    def __init__(self, rules: Rules):
+        super().__init__(rules)
+        self.prm = core.kernel_params(rules)
+        self._st = core.new_state(1)
+        self._buf = np.zeros((1, int(self.prm[core.A_N])), np.int64)
+        self._n = np.zeros(1, np.int32)
+        self._rows = np.zeros(1, np.int64)
+        self._out = np.zeros(1, np.int64)
+        self._cards = np.zeros(NUM_CARDS, np.int64)
+
+    def act(self, observation, action_mask, rng):
+        legal = np.flatnonzero(action_mask)
+        if len(legal) == 1:
+            return int(legal[0])
+        view = view_array(fast_decode(observation, self.rules))
+        if not determinize_at(self._st, 0, self.prm, view, self._cards):
+            raise ValueError("expert_rules: the observation describes no possible position")
+        self._n[0] = core.legal_actions_at(self._st, 0, self.prm, self._buf[0])
+        expert_actions(self._st, self.prm, self._buf, self._n, self._rows, self._out)
+        return int(self._out[0])
+
+
 __all__ = [
     "CardCountingAgent",
     "ExpertAgent",
+    "ExpertRulesAgent",
     "GreedyAgent",
     "HeuristicAgent",
     "PairHoldingAgent",

@@ -45,7 +45,7 @@ from durak_env.rules import TABLE_SLOTS
 
 from . import weights as W
 from .base import Agent
-from .endgame import UNKNOWN, EndgameSolver, action_card, card_cost
+from .endgame import UNKNOWN, EndgameSolver, action_card, beaten_card, card_cost
 from .view import fast_decode
 
 # ---------------------------------------------------------------- the view array
@@ -299,23 +299,65 @@ def _ex_value(c, trump, low_rank, top):
     return ((c >> 2) - low_rank) / top + (1.0 if (c & 3) == trump else 0.0)
 
 
+# The expert's costs, term for term and summed in the same order as
+# ``HeuristicAgent.trump_cost``, ``spend_cost`` and ``attack_cost`` (a test compares them).
+
+
+@njit(cache=True, inline="always")
+def _ex_trump_cost(c, val, trump, frac):
+    """``HeuristicAgent.trump_cost`` with the expert's weights (val: ``_ex_value``)."""
+    return frac * (W.W_TRUMP + W.W_HIGH * (val - 1.0)) if (c & 3) == trump else 0.0
+
+
 @njit(cache=True, inline="always")
 def _ex_spend(c, hand, trump, low_rank, top, frac):
     """``HeuristicAgent.spend_cost`` with the expert's weights."""
     val = _ex_value(c, trump, low_rank, top)
-    cost = val - 0.75 + W.W_PAIRS * 0.5 * min(popcount(hand & RANK_MASK[c >> 2]) - 1, 1)
-    if (c & 3) == trump:
-        cost += frac * (W.W_TRUMP + W.W_HIGH * (val - 1.0))
-    return cost
+    return (val - 0.75 + _ex_trump_cost(c, val, trump, frac)
+            + W.W_PAIRS * 0.5 * min(popcount(hand & RANK_MASK[c >> 2]) - 1, 1))
 
 
 @njit(cache=True)
-def expert_action(r, prm, buf, n):
-    """The ``expert`` heuristic's decision rules (without its searches), with exact
-    knowledge of the defender's hand in place of its card counting: attack with the
-    card of least cost (value, trump saving, pairs, whether the defender can beat it),
-    throw in only cheap cards or cards the defender cannot beat, cover by the cheapest
-    plan (greedy per attack card) unless taking or transferring is cheaper."""
+def beat_chance(r, prm, c):
+    """``Situation.beat_prob`` of the defender, from what the player to act sees: 1 if a
+    card known to be in the defender's hand beats c, else the chance that one of its
+    unknown cards does, dealt from the cards the player cannot place (hypergeometric)."""
+    d, me = r.defender, r.to_act
+    beaters = BEATS[r.trump, c]
+    if r.known[d] & beaters:
+        return 1.0
+    seen = r.hands[me] | r.discard
+    for k in range(r.n_attack):
+        seen |= bit(r.attack[k])
+        if r.cover[k] >= 0:
+            seen |= bit(r.cover[k])
+    for p in range(prm[core.P_N]):
+        if p != me:
+            seen |= r.known[p]
+    if r.talon_end > r.talon_top and r.trump_card >= 0:
+        seen |= bit(r.trump_card)
+    deck = ~(bit(prm[core.P_LOW]) - ONE) & (bit(NUM_CARDS) - ONE)
+    pool = deck & ~seen
+    slots = np.int64(popcount(r.hands[d])) - np.int64(popcount(r.known[d]))
+    total, good = np.int64(popcount(pool)), np.int64(popcount(pool & beaters))
+    miss = 1.0
+    for i in range(slots):
+        if total - i <= 0:
+            break
+        miss *= max(0, total - good - i) / (total - i)
+    return 1.0 - miss
+
+
+@njit(cache=True)
+def expert_action(r, prm, buf, n, count=False):
+    """The ``expert`` heuristic's decision rules (without its searches): attack with the
+    card of least cost (value, trump saving, pairs, the chance the defender beats it),
+    throw in only cheap cards or cards the defender will not beat, cover by the cheapest
+    plan (greedy per attack card) unless taking or transferring is cheaper.
+
+    With ``count`` the defender's chances come from card counting (``beat_chance``, as
+    ``expert`` does, from public information only); without, from the defender's real
+    hand, which a playout inside a determinization may use."""
     me = r.to_act
     hand = r.hands[me]
     trump = r.trump
@@ -328,19 +370,18 @@ def expert_action(r, prm, buf, n):
         prm[core.A_SHOW]
     if r.phase == ATTACK:
         dh = r.hands[r.defender]
-        best, best_cost, best_c = -1, 1e300, -1
+        best, best_cost, best_c, best_p = -1, 1e300, -1, 0.0
         for i in range(n):
             a = buf[i]
             if a >= a_play and a < a_beat:
                 c = action_card(a, prm)
                 val = _ex_value(c, trump, low_rank, top)
-                cost = val - W.W_PAIRS * min(popcount(hand & RANK_MASK[c >> 2]) - 1, 2)
-                if (c & 3) == trump:
-                    cost += frac * (W.W_TRUMP + W.W_HIGH * (val - 1.0))
-                if dh & BEATS[trump, c]:
-                    cost += W.W_COUNT
+                cost = (val + _ex_trump_cost(c, val, trump, frac)
+                        - W.W_PAIRS * min(popcount(hand & RANK_MASK[c >> 2]) - 1, 2))
+                p = beat_chance(r, prm, c) if count else (1.0 if dh & BEATS[trump, c] else 0.0)
+                cost += W.W_COUNT * p
                 if cost < best_cost:
-                    best, best_cost, best_c = a, cost, c
+                    best, best_cost, best_c, best_p = a, cost, c, p
         if best < 0:
             return buf[0]
         if r.n_attack == 0:
@@ -354,7 +395,7 @@ def expert_action(r, prm, buf, n):
             return best
         if is_trump:
             return 0
-        return best if not (dh & BEATS[trump, best_c]) else 0
+        return best if best_p <= W.FORCE_TAKE else 0
     # defence: show, transfer, cover or take
     can_take = False
     best_tr, best_tr_cost = -1, 1e300
@@ -368,19 +409,22 @@ def expert_action(r, prm, buf, n):
             cost = _ex_spend(action_card(a, prm), hand, trump, low_rank, top, frac)
             if cost < best_tr_cost:
                 best_tr, best_tr_cost = a, cost
-    d = prm[core.P_DECK]
-    low = prm[core.P_LOW]
+    # the plan covers the uncovered cards in card order: the order they were played in is
+    # not in the observation, and the decision must not depend on what a seat cannot see
+    uncovered = ZERO
+    for k in range(r.n_attack):
+        if r.cover[k] < 0:
+            uncovered |= bit(r.attack[k])
     used = ZERO
     cover, first = 0.0, -1
-    for k in range(r.n_attack):
-        if r.cover[k] >= 0:
-            continue
-        att = r.attack[k] - low
+    while uncovered:
+        att = core.low_card(uncovered)
+        uncovered &= uncovered - ONE
         pick, pick_cost, pick_c = -1, 1e300, -1
         for i in range(n):
             a = buf[i]
-            if a >= a_beat and a < a_tr and (a - a_beat) // d == att:
-                c = (a - a_beat) % d + low
+            if a >= a_beat and a < a_tr and beaten_card(a, prm) == att:
+                c = action_card(a, prm)
                 if used & bit(c):
                     continue
                 cost = _ex_spend(c, hand, trump, low_rank, top, frac)
@@ -402,6 +446,15 @@ def expert_action(r, prm, buf, n):
     if first < 0 or (can_take and take < cover):
         return 1 if can_take else buf[0]
     return first
+
+
+@njit(cache=True)
+def expert_actions(st, prm, buf, n_legal, rows, out):
+    """``expert_action`` with card counting for games ``rows`` of a batch whose legal
+    actions are ``buf[g, :n_legal[g]]`` (a ``Batch``): the batched ``expert_rules``."""
+    for i in range(len(rows)):
+        g = rows[i]
+        out[i] = expert_action(st[g], prm, buf[g], n_legal[g], True)
 
 
 @njit(cache=True)

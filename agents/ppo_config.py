@@ -82,7 +82,10 @@ class SelfPlayConfig:
     heuristic_share: float = 0.1
     """Games against a heuristic baseline (the learner plays one seat)."""
     heuristics: list[str] = field(default_factory=lambda: ["random"])
-    """Agent specs (``agents.make_agent``) for the heuristic games, drawn uniformly."""
+    """Agent specs (``agents.make_agent``) for the heuristic games, drawn uniformly.
+    ``random`` and ``expert_rules`` (the expert's rules, card counting included, without
+    its searches) act for all their games in one compiled call; any other spec acts one
+    game at a time in Python (``expert``: ~3 ms a decision, too slow for rollouts)."""
     snapshot_every: int = 10
     """Add a snapshot of the learner to the pool every this many updates."""
     pool_size: int = 20

@@ -30,6 +30,7 @@ from torch import nn  # noqa: E402
 from durak_env import Rules  # noqa: E402
 from durak_env.vector import VectorEnv  # noqa: E402
 
+from .ismcts import expert_actions  # noqa: E402
 from .ppo import PPONet, legal_lists, legal_valid, load_checkpoint, save_checkpoint  # noqa: E402
 from .ppo_config import TrainConfig, config_from_dict, dump_config, read_yaml  # noqa: E402
 from .stats import wilson  # noqa: E402
@@ -91,8 +92,28 @@ class HeuristicPlayer:
         return out
 
 
-def make_player(spec: str, rules: Rules):
-    return RandomPlayer() if spec.strip() == "random" else HeuristicPlayer(spec, rules)
+class ExpertRulesPlayer:
+    """The ``expert_rules`` agent for every game of a ``VectorEnv`` in one numba call
+    (``agents.ismcts.expert_actions``: card counting from public information only)."""
+
+    pool_index = -1
+
+    def __init__(self, venv: VectorEnv):
+        self.batch = venv.batch
+
+    def act(self, obs, mask, ids, counts, rows, rng) -> np.ndarray:
+        b, out = self.batch, np.empty(len(rows), np.int64)
+        expert_actions(b.st, b.prm, b.buf, b.n_legal, np.asarray(rows, np.int64), out)
+        return out
+
+
+def make_player(spec: str, rules: Rules, venv: VectorEnv | None = None):
+    """The opponent named ``spec``; ``expert_rules`` is batched inside ``venv`` if given."""
+    if spec.strip() == "random":
+        return RandomPlayer()
+    if spec.strip() == "expert_rules" and venv is not None:
+        return ExpertRulesPlayer(venv)
+    return HeuristicPlayer(spec, rules)
 
 
 @dataclass
@@ -411,7 +432,7 @@ def evaluate(net: PPONet, rules: Rules, spec: str, games: int, seed: int = 12345
     seat = np.arange(games) % rules.num_players
     result = np.zeros(games)
     finished = np.zeros(games, np.bool_)
-    opp, rng = make_player(spec, rules), np.random.default_rng(seed)
+    opp, rng = make_player(spec, rules, venv), np.random.default_rng(seed)
     while not finished.all():
         ids, counts = legal_lists(mask)
         mine = to_act == seat
@@ -465,7 +486,8 @@ class Trainer:
         self.ro = Rollout(cfg.ppo.num_steps, cfg.env.num_envs, self.net.trunk[0].in_features)
         self.snap_nets = [PPONet(cfg.rules, cfg.network)
                           for _ in range(cfg.selfplay.active_snapshots)]
-        self.heuristics = [make_player(s, cfg.rules) for s in cfg.selfplay.heuristics]
+        self.heuristics = [make_player(s, cfg.rules, self.arena.venv)
+                           for s in cfg.selfplay.heuristics]
 
     def _resume(self):
         ck = self.run_dir / "checkpoints" / "latest.pt"

@@ -22,6 +22,7 @@ REGISTRY: dict[str, str] = {
     "pair_holding": "agents.heuristics:PairHoldingAgent",
     "trump_saving": "agents.heuristics:TrumpSavingAgent",
     "expert": "agents.heuristics:ExpertAgent",
+    "expert_rules": "agents.heuristics:ExpertRulesAgent",
     "ismcts": "agents.ismcts:ISMCTSAgent",
     "ppo": "agents.ppo:PPOAgent",
 }

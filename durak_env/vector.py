@@ -193,6 +193,14 @@ class VectorEnv(GymVectorEnv):
         self._seed(bt.fresh_seed() if seed is None else seed)
         self._needs_reset = True
 
+    @property
+    def batch(self) -> Batch:
+        """The underlying ``Batch``: the numba state ``st`` and each game's legal actions
+        ``buf[g, :n_legal[g]]``, current after every ``reset``/``step``. For compiled
+        players that act inside the batch (``agents.ismcts.expert_actions``); read it,
+        do not write it."""
+        return self._b
+
     def _seed(self, seed):
         s = bt.seed_to_int(seed)
         self._b.seed(s)

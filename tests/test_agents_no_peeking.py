@@ -17,7 +17,8 @@ from agents import make_agent
 from durak_env import Game, Rules
 from durak_env.cards import DECK_LOW_RANK, RANK_NAMES, SUIT_NAMES
 
-AGENTS = ["random", "greedy", "card_counting", "pair_holding", "trump_saving", "expert"]
+AGENTS = ["random", "greedy", "card_counting", "pair_holding", "trump_saving", "expert",
+          "expert_rules"]
 
 
 def _deck(size):

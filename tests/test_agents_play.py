@@ -12,7 +12,8 @@ from agents.tournament import Match, play_game
 from agents.view import MoveCodec, fast_decode
 from durak_env import Game, Rules, decode
 
-HEURISTICS = ["random", "greedy", "card_counting", "pair_holding", "trump_saving", "expert"]
+HEURISTICS = ["random", "greedy", "card_counting", "pair_holding", "trump_saving", "expert",
+              "expert_rules"]
 
 RULE_SETS = [
     Rules(),

@@ -10,6 +10,7 @@ from agents import (
     Agent,
     CardCountingAgent,
     ExpertAgent,
+    ExpertRulesAgent,
     GreedyAgent,
     PairHoldingAgent,
     RandomAgent,
@@ -24,7 +25,7 @@ from durak_env import Game, Rules
 @pytest.mark.parametrize("name, cls", [
     ("random", RandomAgent), ("greedy", GreedyAgent), ("card_counting", CardCountingAgent),
     ("pair_holding", PairHoldingAgent), ("trump_saving", TrumpSavingAgent),
-    ("expert", ExpertAgent),
+    ("expert", ExpertAgent), ("expert_rules", ExpertRulesAgent),
 ])
 def test_names_build_their_class(name, cls):
     agent = make_agent(name, Rules())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from agents.heuristics import ExpertAgent, Situation
 from agents.ismcts import (
     SAVE_TALON,
     ISMCTSAgent,
@@ -14,7 +15,7 @@ from agents.ismcts import (
     view_array,
 )
 from durak_env import Game, Rules, core, decode, observation
-from durak_env.cards import NUM_CARDS, deck_mask, format_mask
+from durak_env.cards import BEATS, NUM_CARDS, deck_mask, format_mask
 
 RULE_SETS = [
     Rules(),
@@ -308,3 +309,37 @@ def test_expert_playout_opens_with_a_pair_card_the_defender_cannot_beat():
     n = core.legal_actions_at(game._st, 0, game._prm, buf)
     assert game.layout.decode(int(greedy_action(game._st[0], game._prm, buf, n))) == "play 6H"
     assert _expert_move(game) == "play 7C"
+
+
+@pytest.mark.parametrize("rules", [Rules(), Rules(variant="perevodnoy", deck_size=52),
+                                   Rules(num_players=3, throw_in="neighbors")], ids=_ids)
+@pytest.mark.parametrize("count", [True, False], ids=["counting", "real-hand"])
+def test_expert_playout_follows_the_expert_rules(rules, count, monkeypatch):
+    # The numba rules mirror ExpertAgent's (searches off), except that they cover several
+    # cards by a greedy plan where the agent finds the cheapest one. With ``count`` they
+    # count cards as the agent does; without, they read the defender's hand, and so must
+    # the agent. Either way the moves agree wherever at most one attack card is uncovered.
+    agent = ExpertAgent(rules, search_nodes=0, pimc_talon=0)
+    defender = {}
+    if not count:
+        def beat_prob(self, c, seat):
+            return float(bool(defender["hand"] & int(BEATS[self.trump, c])))
+
+        monkeypatch.setattr(Situation, "beat_prob", beat_prob)
+    buf = np.zeros(core.kernel_params(rules)[core.A_N], np.int64)
+    compared, kinds = 0, set()
+    for game in random_positions(rules, games=100, seed=11):
+        r = game._st[0]
+        mask = game.action_mask()
+        if mask.sum() < 2 or sum(1 for k in range(r["n_attack"]) if r["cover"][k] < 0) > 1:
+            continue
+        defender["hand"] = int(r["hands"][r["defender"]])
+        n = core.legal_actions_at(game._st, 0, game._prm, buf)
+        want = agent.act(game.observe(game.to_act), mask, None)
+        got = int(expert_action(r, game._prm, buf, n, count))
+        assert game.layout.decode(got) == game.layout.decode(want), game.legal_moves()
+        compared += 1
+        kinds.add(game.layout.decode(want).split()[0])
+    assert compared > 1000
+    assert kinds >= {"play", "pass", "beat", "take"} | (
+        {"transfer"} if rules.variant == "perevodnoy" else set())
