@@ -38,7 +38,7 @@ from durak_env.core import DEFEND
 from . import weights as W
 from .base import Agent
 from .endgame import EndgameSolver
-from .ismcts import determinize_at, expert_actions, pimc_values, view_array
+from .ismcts import determinize_at, expert_actions, miss_chance, pimc_values, view_array
 from .view import MoveCodec, fast_decode
 
 _BEATS = [[int(x) for x in row] for row in BEATS]
@@ -90,12 +90,7 @@ class Situation:
         slots = v.hand_size[seat] - v.known[seat].bit_count()
         total = self.pool.bit_count()
         good = (self.pool & beaters).bit_count()
-        miss = 1.0
-        for i in range(slots):
-            if total - i <= 0:
-                break
-            miss *= max(0, total - good - i) / (total - i)
-        return 1.0 - miss
+        return 1.0 - miss_chance(slots, total, good)
 
 
 class HeuristicAgent(Agent):

@@ -340,12 +340,19 @@ def beat_chance(r, prm, c):
     pool = deck & ~seen
     slots = np.int64(popcount(r.hands[d])) - np.int64(popcount(r.known[d]))
     total, good = np.int64(popcount(pool)), np.int64(popcount(pool & beaters))
+    return 1.0 - miss_chance(slots, total, good)
+
+
+@njit(cache=True)
+def miss_chance(slots, total, good):
+    """The chance that none of ``slots`` cards dealt from ``total`` cards is one of
+    ``good`` of them (hypergeometric; ``Situation.beat_prob`` calls it too)."""
     miss = 1.0
     for i in range(slots):
         if total - i <= 0:
             break
         miss *= max(0, total - good - i) / (total - i)
-    return 1.0 - miss
+    return miss
 
 
 @njit(cache=True)
