@@ -349,26 +349,27 @@ def summarize(specs: list[str], results: list[GameResult]) -> Summary:
 
 def format_tables(s: Summary, num_players: int) -> str:
     lines = ["Agents" + (" (durak rate is the headline)" if num_players > 2 else "")]
-    lines.append(f"{'agent':<28}{'games':>8}{'wins':>8}{'durak':>8}{'draws':>7}"
+    w = max(28, 2 + max(len(spec) for spec in s.specs))  # long specs keep a gap
+    lines.append(f"{'agent':<{w}}{'games':>8}{'wins':>8}{'durak':>8}{'draws':>7}"
                  f"{'win% (decided) [95% CI]':>28}{'durak% [95% CI]':>24}{'Elo ± SE':>14}"
                  f"{'ms/move':>9}{'max ms':>8}")
     for i, spec in enumerate(s.specs):
         r = {**s.agents[i].row(), **s.timing[i].row()}
         lines.append(
-            f"{spec:<28}{r['games']:>8}{r['wins']:>8}{r['losses']:>8}{r['draws']:>7}"
+            f"{spec:<{w}}{r['games']:>8}{r['wins']:>8}{r['losses']:>8}{r['draws']:>7}"
             f"{_pct(r['win_rate'], r['win_rate_lo'], r['win_rate_hi']):>28}"
             f"{_pct(r['durak_rate'], r['durak_rate_lo'], r['durak_rate_hi']):>24}"
             f"{s.elo[i]:>8.0f} ± {s.elo_se[i]:<4.0f}"
             f"{r['ms_per_move']:>9.2f}{r['max_ms_per_move']:>8.0f}")
     lines.append("")
     lines.append("Pairs (row agent against column agent, in the same games)")
-    lines.append(f"{'agent':<28}{'opponent':<28}{'games':>7}{'wins':>7}{'losses':>7}"
+    lines.append(f"{'agent':<{w}}{'opponent':<{w}}{'games':>7}{'wins':>7}{'losses':>7}"
                  f"{'draws':>7}{'win% (decided) [95% CI]':>28}")
     for (i, j), t in sorted(s.pairs.items()):
         if i > j:
             continue
         r = t.row()
-        lines.append(f"{s.specs[i]:<28}{s.specs[j]:<28}{r['games']:>7}{r['wins']:>7}"
+        lines.append(f"{s.specs[i]:<{w}}{s.specs[j]:<{w}}{r['games']:>7}{r['wins']:>7}"
                      f"{r['losses']:>7}{r['draws']:>7}"
                      f"{_pct(r['win_rate'], r['win_rate_lo'], r['win_rate_hi']):>28}")
     return "\n".join(lines)

@@ -21,6 +21,7 @@ from agents.tournament import (
     GameResult,
     Match,
     deal_seed,
+    format_tables,
     main,
     play_game,
     run,
@@ -146,6 +147,13 @@ def test_summary_counts_two_players():
     ab = s.pairs[0, 1]
     assert (ab.games, ab.wins, ab.losses, ab.draws) == (4, 2, 1, 1)
     assert s.elo[0] > s.elo[1]
+
+
+def test_tables_keep_long_agent_names_apart():
+    long = "ppo:runs/some_long_run_name/checkpoints/final.pt"
+    s = summarize([long, "expert"], [_res(0, (0, 1), 1), _res(1, (1, 0), 1)])
+    rows = format_tables(s, 2).splitlines()
+    assert [ln.split()[:2] for ln in rows if ln.startswith(long)] == [[long, "2"], [long, "expert"]]
 
 
 def test_summary_counts_three_players():
