@@ -318,14 +318,10 @@ def _ex_spend(c, hand, trump, low_rank, top, frac):
 
 
 @njit(cache=True)
-def beat_chance(r, prm, c):
-    """``Situation.beat_prob`` of the defender, from what the player to act sees: 1 if a
-    card known to be in the defender's hand beats c, else the chance that one of its
-    unknown cards does, dealt from the cards the player cannot place (hypergeometric)."""
-    d, me = r.defender, r.to_act
-    beaters = BEATS[r.trump, c]
-    if r.known[d] & beaters:
-        return 1.0
+def unseen_pool(r, prm):
+    """The cards the player to act cannot place: not in its hand, the discard, on the
+    table, known to be in another hand, or the face-up trump still in the talon."""
+    me = r.to_act
     seen = r.hands[me] | r.discard
     for k in range(r.n_attack):
         seen |= bit(r.attack[k])
@@ -337,7 +333,18 @@ def beat_chance(r, prm, c):
     if r.talon_end > r.talon_top and r.trump_card >= 0:
         seen |= bit(r.trump_card)
     deck = ~(bit(prm[core.P_LOW]) - ONE) & (bit(NUM_CARDS) - ONE)
-    pool = deck & ~seen
+    return deck & ~seen
+
+
+@njit(cache=True)
+def beat_chance(r, c, pool):
+    """``Situation.beat_prob`` of the defender, from what the player to act sees: 1 if a
+    card known to be in the defender's hand beats c, else the chance that one of its
+    unknown cards does, dealt from ``pool`` (``unseen_pool``; hypergeometric)."""
+    d = r.defender
+    beaters = BEATS[r.trump, c]
+    if r.known[d] & beaters:
+        return 1.0
     slots = np.int64(popcount(r.hands[d])) - np.int64(popcount(r.known[d]))
     total, good = np.int64(popcount(pool)), np.int64(popcount(pool & beaters))
     return 1.0 - miss_chance(slots, total, good)
@@ -377,6 +384,7 @@ def expert_action(r, prm, buf, n, count=False):
         prm[core.A_SHOW]
     if r.phase == ATTACK:
         dh = r.hands[r.defender]
+        pool = unseen_pool(r, prm) if count else ZERO
         best, best_cost, best_c, best_p = -1, 1e300, -1, 0.0
         for i in range(n):
             a = buf[i]
@@ -385,7 +393,7 @@ def expert_action(r, prm, buf, n, count=False):
                 val = _ex_value(c, trump, low_rank, top)
                 cost = (val + _ex_trump_cost(c, val, trump, frac)
                         - W.W_PAIRS * min(popcount(hand & RANK_MASK[c >> 2]) - 1, 2))
-                p = beat_chance(r, prm, c) if count else (1.0 if dh & BEATS[trump, c] else 0.0)
+                p = beat_chance(r, c, pool) if count else (1.0 if dh & BEATS[trump, c] else 0.0)
                 cost += W.W_COUNT * p
                 if cost < best_cost:
                     best, best_cost, best_c, best_p = a, cost, c, p
