@@ -75,7 +75,7 @@ _CHUNK = 256
 # ``_SAFE`` of it (a loaded machine's hiccups fit in the rest).
 _PIMC_SHARE = 0.5
 _SAFE = 0.85
-_PLAYOUTS = ("random", "greedy", "saving", "expert")
+_PLAYOUTS = ("random", "greedy", "saving", "expert", "expert_count")
 # The "saving" playout takes rather than cover with a trump of this rank index or
 # higher (jack and up) while the talon holds more than SAVE_TALON cards.
 SAVE_RANK = 9
@@ -481,7 +481,8 @@ def advance(r, prm, action, buf, log):
 
 @njit(cache=True)
 def playout(r, prm, n, buf, log, policy):
-    """Play on with policy 0 random, 1 greedy, 2 saving, 3 expert (n legal moves in buf).
+    """Play on with policy 0 random, 1 greedy, 2 saving, 3 expert, 4 expert with card
+    counting (n legal moves in buf).
 
     With an empty talon, cards can circulate for ever (each side keeps taking), and
     a deterministic policy can repeat such a cycle: a playout stops after
@@ -492,8 +493,8 @@ def playout(r, prm, n, buf, log, policy):
             return
         if policy == 0:
             a = buf[core.rng_below(r, n)]
-        elif policy == 3:
-            a = expert_action(r, prm, buf, n)
+        elif policy >= 3:
+            a = expert_action(r, prm, buf, n, policy == 4)
         else:
             a = greedy_action(r, prm, buf, n, policy == 2)
         n = advance(r, prm, a, buf, log)
@@ -661,7 +662,9 @@ class ISMCTSAgent(Agent):
         c: UCB exploration constant (rewards are in -1..1).
         playout: playout policy: ``"random"``, ``"greedy"``, ``"saving"`` (greedy,
             but takes rather than pay a high trump while the talon is full) or
-            ``"expert"`` (``expert_action``: the expert heuristic's rules).
+            ``"expert"`` (``expert_action``: the expert heuristic's rules, reading the
+            defender's cards in the determinization) or ``"expert_count"`` (the same
+            rules judging the defender's cards by card counting, as ``expert`` does).
         max_time: seconds per decision at most, the sampled and exact searches
             included (None: no cap). The sampled search stops dealing at half of it,
             and the tree search stops early so as to end by 85% of it even if its last
@@ -685,7 +688,7 @@ class ISMCTSAgent(Agent):
     name = "ismcts"
 
     def __init__(self, rules: Rules, *, iterations: int = 4000, time_per_move: float | None = None,
-                 c: float = 0.7, playout: str = "expert", max_time: float | None = 0.1,
+                 c: float = 0.7, playout: str = "expert_count", max_time: float | None = 0.1,
                  seed: int | None = None,
                  max_nodes: int = 0, endgame_nodes: int = 10000, pimc_talon: int = 3,
                  pimc_samples: int = 16, pimc_nodes: int = 1000):

@@ -148,7 +148,7 @@ class _Random:
 
 
 @pytest.mark.parametrize("rules", RULE_SETS, ids=_ids)
-@pytest.mark.parametrize("playout", ["random", "greedy", "saving", "expert"])
+@pytest.mark.parametrize("playout", ["random", "greedy", "saving", "expert", "expert_count"])
 def test_legal_in_every_variant(rules, playout):
     agents = [ISMCTSAgent(rules, iterations=8, playout=playout) for _ in range(rules.num_players)]
     agents[-1] = _Random()
