@@ -102,12 +102,10 @@ def view_array(v) -> np.ndarray:
 # ---------------------------------------------------------------- determinization
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _deck(prm):
-    m = ZERO
-    for c in range(prm[core.P_LOW], NUM_CARDS):
-        m |= bit(c)
-    return m
+    """The mask of the cards in play: ids ``P_LOW`` up to the last card."""
+    return ~(bit(prm[core.P_LOW]) - ONE) & (bit(NUM_CARDS) - ONE)
 
 
 @njit(cache=True)
@@ -332,8 +330,7 @@ def unseen_pool(r, prm):
             seen |= r.known[p]
     if r.talon_end > r.talon_top and r.trump_card >= 0:
         seen |= bit(r.trump_card)
-    deck = ~(bit(prm[core.P_LOW]) - ONE) & (bit(NUM_CARDS) - ONE)
-    return deck & ~seen
+    return _deck(prm) & ~seen
 
 
 @njit(cache=True)
