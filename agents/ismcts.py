@@ -488,13 +488,17 @@ def playout(r, prm, n, buf, log, policy):
     for _ in range(PLAYOUT_CAP_PER_CARD * prm[core.P_DECK]):
         if n <= 0:
             return
-        if policy == 0:
-            a = buf[core.rng_below(r, n)]
-        elif policy >= 3:
-            a = expert_action(r, prm, buf, n, policy == 4)
-        else:
-            a = greedy_action(r, prm, buf, n, policy == 2)
-        n = advance(r, prm, a, buf, log)
+        n = advance(r, prm, policy_action(r, prm, buf, n, policy), buf, log)
+
+
+@njit(cache=True)
+def policy_action(r, prm, buf, n, policy):
+    """The move of playout policy ``policy`` (see ``playout``) among the n legal moves in buf."""
+    if policy == 0:
+        return buf[core.rng_below(r, n)]
+    if policy >= 3:
+        return expert_action(r, prm, buf, n, policy == 4)
+    return greedy_action(r, prm, buf, n, policy == 2)
 
 
 @njit(cache=True)
@@ -560,8 +564,8 @@ def _select(t_child, t_sib, t_key, t_stats, node, buf, n, mover, c, untried):
 
 
 @njit(cache=True)
-def search(st, prm, view, iterations, c, policy, t_child, t_sib, t_key, t_stats, meta,
-           buf, log, cards, path, movers, rew, untried):
+def search(st, prm, view, iterations, c, policy, opponent, t_child, t_sib, t_key, t_stats,
+           meta, buf, log, cards, path, movers, rew, untried):
     """Run ISMCTS iterations on the tree (root = node 0) using game 0 of ``st``.
 
     ``t_stats[node]`` is (visits, total reward of the mover into it, availability);
@@ -576,6 +580,20 @@ def search(st, prm, view, iterations, c, policy, t_child, t_sib, t_key, t_stats,
         node, depth = 0, 0
         while n > 0 and depth < path.shape[0]:
             mover = r.to_act
+            if opponent >= 0 and mover != 0:
+                # an opponent's move by the policy: a branch of the tree, not a choice
+                a = policy_action(r, prm, buf, n, opponent)
+                key = a * KEY_SEATS + mover
+                ch = _find_child(t_child, t_sib, t_key, node, key)
+                if ch == NO_NODE:
+                    ch = _new_child(t_child, t_sib, t_key, t_stats, meta, node, key)
+                n = advance(r, prm, a, buf, log)
+                if ch == NO_NODE:
+                    break
+                path[depth], movers[depth] = ch, mover
+                depth += 1
+                node = ch
+                continue
             ch, k = _select(t_child, t_sib, t_key, t_stats, node, buf, n, mover, c, untried)
             if k > 0:
                 a = untried[core.rng_below(r, k)]
@@ -662,6 +680,12 @@ class ISMCTSAgent(Agent):
             ``"expert"`` (``expert_action``: the expert heuristic's rules, reading the
             defender's cards in the determinization) or ``"expert_count"`` (the same
             rules judging the defender's cards by card counting, as ``expert`` does).
+        opponent: how the other seats move inside the tree: ``"tree"`` (each chooses by
+            UCB over the shared statistics, as in plain single-observer ISMCTS) or a
+            playout policy name, which models them as playing by it (default
+            ``"expert_count"``: the ``expert`` heuristic's rules with card counting,
+            from what that seat could know). The tree still branches on their moves,
+            so the searching seat's later choices depend on what they did.
         max_time: seconds per decision at most, the sampled and exact searches
             included (None: no cap). The sampled search stops dealing at half of it,
             and the tree search stops early so as to end by 85% of it even if its last
@@ -685,7 +709,8 @@ class ISMCTSAgent(Agent):
     name = "ismcts"
 
     def __init__(self, rules: Rules, *, iterations: int = 4000, time_per_move: float | None = None,
-                 c: float = 0.7, playout: str = "expert", max_time: float | None = 0.1,
+                 c: float = 0.7, playout: str = "expert", opponent: str = "expert_count",
+                 max_time: float | None = 0.1,
                  seed: int | None = None,
                  max_nodes: int = 0, endgame_nodes: int = 10000, pimc_talon: int = 3,
                  pimc_samples: int = 16, pimc_nodes: int = 1000):
@@ -702,6 +727,9 @@ class ISMCTSAgent(Agent):
             raise ValueError(f"max_time must be > 0 or None, got {max_time!r}")
         if playout not in _PLAYOUTS:
             raise ValueError(f"playout must be one of {_PLAYOUTS}, got {playout!r}")
+        if opponent != "tree" and opponent not in _PLAYOUTS:
+            raise ValueError(f"opponent must be 'tree' or one of {_PLAYOUTS}, got {opponent!r}")
+        self.opponent = opponent
         self.iterations = int(iterations)
         self.time_per_move = time_per_move
         self.max_time = max_time
@@ -714,7 +742,10 @@ class ISMCTSAgent(Agent):
         self.pimc_nodes = int(pimc_nodes)
         self._solver = (EndgameSolver(rules, self.endgame_nodes, last_card=True, cheap_first=True)
                         if self.endgame_nodes > 0 and rules.num_players == 2 else None)
-        cap = int(max_nodes) or (self.iterations + 2 if time_per_move is None else 1 << 18)
+        # with a policy opponent, one iteration may add a node per opponent move on its path
+        per_it = 1 if opponent == "tree" else 16
+        cap = int(max_nodes) or (per_it * self.iterations + 2 if time_per_move is None
+                                 else 1 << 18)
         self._t_child = np.full(cap, NO_NODE, np.int32)
         self._t_sib = np.full(cap, NO_NODE, np.int32)
         self._t_key = np.zeros(cap, np.int64)
@@ -790,9 +821,10 @@ class ISMCTSAgent(Agent):
         passed, and never past ``max_time`` since ``start``."""
         self._meta[0] = 1
         self._t_child[0] = NO_NODE
-        args = (self.c, _PLAYOUTS.index(self.playout), self._t_child, self._t_sib, self._t_key,
-                self._t_stats, self._meta, self._buf, self._log, self._cards, self._path,
-                self._movers, self._rew, self._untried)
+        opponent = -1 if self.opponent == "tree" else _PLAYOUTS.index(self.opponent)
+        args = (self.c, _PLAYOUTS.index(self.playout), opponent, self._t_child, self._t_sib,
+                self._t_key, self._t_stats, self._meta, self._buf, self._log, self._cards,
+                self._path, self._movers, self._rew, self._untried)
         budget, chunk = self.iterations, _CHUNK
         deadline = start + _SAFE * self.max_time if self.max_time is not None else np.inf
         if self.time_per_move is not None:
