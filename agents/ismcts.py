@@ -11,8 +11,14 @@ determinization), which the rules cannot tell apart: play is clockwise modulo ``
 
 One tree is shared by all players: a node is reached by a sequence of
 ``(action, mover)`` edges, a child's statistics are the rewards of the player who
-moved into it, and selection is UCB with availability counts (a child's
-``avail`` counts the iterations in which its action was legal). Forced moves are
+moved into it, and the searching seat selects by UCB with availability counts (a
+child's ``avail`` counts the iterations in which its action was legal). The other
+seats are an opponent model (``opponent``): by default they move by the ``expert``
+heuristic's rules with card counting (``expert_action(count=True)``, from what that
+seat could know in the sampled deal), and the tree branches on the moves they make,
+so the searching seat's later choices depend on them. ``opponent="tree"`` is plain
+single-observer ISMCTS: they too select by UCB over the shared statistics, which
+models them as choosing one move for every hand they might hold. Forced moves are
 applied by the core after every action and never appear in the tree. Playouts run
 in the numba core with a random, a greedy or an expert-rules policy; the reward of a node is that
 player's ``core.rewards`` at the end of the playout.

@@ -7,6 +7,7 @@ import pytest
 
 from agents.heuristics import ExpertAgent, Situation
 from agents.ismcts import (
+    KEY_SEATS,
     SAVE_TALON,
     ISMCTSAgent,
     determinize_at,
@@ -154,6 +155,61 @@ def test_legal_in_every_variant(rules, playout):
     agents[-1] = _Random()
     for g in range(3):
         play(rules, agents, seed=100 + g)
+
+
+@pytest.mark.parametrize("rules", RULE_SETS, ids=_ids)
+@pytest.mark.parametrize("opponent", ["tree", "random", "greedy", "expert"])
+def test_legal_with_every_opponent_model(rules, opponent):
+    agents = [ISMCTSAgent(rules, iterations=8, opponent=opponent)
+              for _ in range(rules.num_players)]
+    agents[-1] = _Random()
+    for g in range(2):
+        play(rules, agents, seed=200 + g)
+
+
+@pytest.mark.parametrize("bad", ["expert_rules", "", "Tree"])
+def test_bad_opponent_is_rejected(bad):
+    with pytest.raises(ValueError, match="opponent"):
+        ISMCTSAgent(Rules(), opponent=bad)
+
+
+def _children(agent, node):
+    out, ch = [], agent._t_child[node]
+    while ch >= 0:
+        out.append(int(ch))
+        ch = agent._t_sib[ch]
+    return out
+
+
+def _opponent_replies(agent):
+    """For each tree node where seat 1 moves: how many different moves it was seen to make."""
+    counts, stack = [], [0]
+    while stack:
+        node = stack.pop()
+        kids = _children(agent, node)
+        stack.extend(kids)
+        replies = [ch for ch in kids if agent._t_key[ch] % KEY_SEATS == 1]
+        if replies:
+            counts.append(len(replies))
+    return counts
+
+
+@pytest.mark.parametrize("opponent", ["expert_count", "expert", "greedy"])
+def test_a_modelled_opponent_has_one_reply_when_its_hand_is_known(opponent):
+    # Talon empty, two players: the defender's hand is known, so every determinization
+    # is the same deal and an opponent played by a (deterministic) policy makes one move
+    # wherever it is asked. The UCB opponent of opponent="tree" tries several.
+    game = _end_game(["6C", "6D", "AS"], ["7C", "7D", "8H"])
+    obs, mask = game.observe(0), game.action_mask()
+    replies = {}
+    for model in ("tree", opponent):
+        agent = ISMCTSAgent(game.rules, iterations=300, endgame_nodes=0, seed=1,
+                            opponent=model, max_time=None)
+        agent.act(obs, mask, None)
+        replies[model] = _opponent_replies(agent)
+        assert len(replies[model]) > 5
+    assert set(replies[opponent]) == {1}
+    assert max(replies["tree"]) > 1
 
 
 def test_max_time_caps_the_search():
