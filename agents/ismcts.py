@@ -12,13 +12,14 @@ determinization), which the rules cannot tell apart: play is clockwise modulo ``
 One tree is shared by all players: a node is reached by a sequence of
 ``(action, mover)`` edges, a child's statistics are the rewards of the player who
 moved into it, and the searching seat selects by UCB with availability counts (a
-child's ``avail`` counts the iterations in which its action was legal). The other
-seats are an opponent model (``opponent``): by default they move by the ``expert``
-heuristic's rules with card counting (``expert_action(count=True)``, from what that
-seat could know in the sampled deal), and the tree branches on the moves they make,
-so the searching seat's later choices depend on them. ``opponent="tree"`` is plain
-single-observer ISMCTS: they too select by UCB over the shared statistics, which
-models them as choosing one move for every hand they might hold. Forced moves are
+child's ``avail`` counts the iterations in which its action was legal). By default
+(``opponent="tree"``, plain single-observer ISMCTS) the other seats select by UCB
+too, over the shared statistics, which models them as choosing one move for every
+hand they might hold. With an opponent model (``opponent="expert_count"`` or another
+playout name) they move by that policy instead, e.g. the ``expert`` heuristic's
+rules with card counting (``expert_action(count=True)``, from what that seat could
+know in the sampled deal), and the tree branches on the moves they make, so the
+searching seat's later choices depend on them. Forced moves are
 applied by the core after every action and never appear in the tree. Playouts run
 in the numba core with a random, a greedy or an expert-rules policy; the reward of a node is that
 player's ``core.rewards`` at the end of the playout.
@@ -686,12 +687,14 @@ class ISMCTSAgent(Agent):
             ``"expert"`` (``expert_action``: the expert heuristic's rules, reading the
             defender's cards in the determinization) or ``"expert_count"`` (the same
             rules judging the defender's cards by card counting, as ``expert`` does).
-        opponent: how the other seats move inside the tree: ``"tree"`` (each chooses by
-            UCB over the shared statistics, as in plain single-observer ISMCTS) or a
-            playout policy name, which models them as playing by it (default
-            ``"expert_count"``: the ``expert`` heuristic's rules with card counting,
+        opponent: how the other seats move inside the tree: ``"tree"`` (default: each
+            chooses by UCB over the shared statistics, as in plain single-observer
+            ISMCTS) or a playout policy name, which models them as playing by it
+            (``"expert_count"``: the ``expert`` heuristic's rules with card counting,
             from what that seat could know). The tree still branches on their moves,
-            so the searching seat's later choices depend on what they did.
+            so the searching seat's later choices depend on what they did. A model
+            exploits an opponent that plays like it and is exploited by one that
+            does not (see the README's figures).
         max_time: seconds per decision at most, the sampled and exact searches
             included (None: no cap). The sampled search stops dealing at half of it,
             and the tree search stops early so as to end by 85% of it even if its last
@@ -715,7 +718,7 @@ class ISMCTSAgent(Agent):
     name = "ismcts"
 
     def __init__(self, rules: Rules, *, iterations: int = 4000, time_per_move: float | None = None,
-                 c: float = 0.7, playout: str = "expert", opponent: str = "expert_count",
+                 c: float = 0.7, playout: str = "expert", opponent: str = "tree",
                  max_time: float | None = 0.1,
                  seed: int | None = None,
                  max_nodes: int = 0, endgame_nodes: int = 10000, pimc_talon: int = 3,

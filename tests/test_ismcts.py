@@ -109,7 +109,8 @@ def _reshuffle_hidden(game, seat, rng):
 
 
 @pytest.mark.parametrize("rules", RULE_SETS[:3], ids=_ids)
-def test_decision_ignores_hidden_information(rules):
+@pytest.mark.parametrize("opponent", ["tree", "expert_count"])
+def test_decision_ignores_hidden_information(rules, opponent):
     rng = np.random.default_rng(5)
     seen = 0
     for game in random_positions(rules, games=4, seed=11):
@@ -117,10 +118,11 @@ def test_decision_ignores_hidden_information(rules):
             continue
         seat = game.to_act
         obs, mask = game.observe(seat), game.action_mask()
-        first = ISMCTSAgent(rules, iterations=60, seed=3).act(obs, mask, None)
+        first = ISMCTSAgent(rules, iterations=60, seed=3, opponent=opponent).act(obs, mask, None)
         _reshuffle_hidden(game, seat, rng)
         np.testing.assert_array_equal(game.observe(seat), obs)
-        assert ISMCTSAgent(rules, iterations=60, seed=3).act(obs, mask, None) == first
+        again = ISMCTSAgent(rules, iterations=60, seed=3, opponent=opponent).act(obs, mask, None)
+        assert again == first
         seen += 1
     assert seen > 10
 
@@ -158,7 +160,7 @@ def test_legal_in_every_variant(rules, playout):
 
 
 @pytest.mark.parametrize("rules", RULE_SETS, ids=_ids)
-@pytest.mark.parametrize("opponent", ["tree", "random", "greedy", "expert"])
+@pytest.mark.parametrize("opponent", ["expert_count", "random", "greedy", "expert"])
 def test_legal_with_every_opponent_model(rules, opponent):
     agents = [ISMCTSAgent(rules, iterations=8, opponent=opponent)
               for _ in range(rules.num_players)]
