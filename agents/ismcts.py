@@ -587,33 +587,30 @@ def search(st, prm, view, iterations, c, policy, opponent, t_child, t_sib, t_key
         node, depth = 0, 0
         while n > 0 and depth < path.shape[0]:
             mover = r.to_act
+            expanded = False
             if opponent >= 0 and mover != 0:
                 # an opponent's move by the policy: a branch of the tree, not a choice
                 a = policy_action(r, prm, buf, n, opponent)
-                key = a * KEY_SEATS + mover
-                ch = _find_child(t_child, t_sib, t_key, node, key)
+                ch = _find_child(t_child, t_sib, t_key, node, a * KEY_SEATS + mover)
                 if ch == NO_NODE:
-                    ch = _new_child(t_child, t_sib, t_key, t_stats, meta, node, key)
-                n = advance(r, prm, a, buf, log)
-                if ch == NO_NODE:
-                    break
-                path[depth], movers[depth] = ch, mover
-                depth += 1
-                node = ch
-                continue
-            ch, k = _select(t_child, t_sib, t_key, t_stats, node, buf, n, mover, c, untried)
-            if k > 0:
-                a = untried[core.rng_below(r, k)]
-                ch = _new_child(t_child, t_sib, t_key, t_stats, meta, node, a * KEY_SEATS + mover)
+                    ch = _new_child(t_child, t_sib, t_key, t_stats, meta, node,
+                                    a * KEY_SEATS + mover)
             else:
-                a = t_key[ch] // KEY_SEATS
+                ch, k = _select(t_child, t_sib, t_key, t_stats, node, buf, n, mover, c, untried)
+                if k > 0:
+                    a = untried[core.rng_below(r, k)]
+                    ch = _new_child(t_child, t_sib, t_key, t_stats, meta, node,
+                                    a * KEY_SEATS + mover)
+                    expanded = True
+                else:
+                    a = t_key[ch] // KEY_SEATS
             n = advance(r, prm, a, buf, log)
             if ch == NO_NODE:
                 break
             path[depth], movers[depth] = ch, mover
             depth += 1
             node = ch
-            if k > 0:
+            if expanded:
                 break
         playout(r, prm, n, buf, log, policy)
         core.rewards(r, prm, rew)
