@@ -591,10 +591,10 @@ def search(st, prm, view, iterations, c, policy, opponent, t_child, t_sib, t_key
             if opponent >= 0 and mover != 0:
                 # an opponent's move by the policy: a branch of the tree, not a choice
                 a = policy_action(r, prm, buf, n, opponent)
-                ch = _find_child(t_child, t_sib, t_key, node, a * KEY_SEATS + mover)
+                key = a * KEY_SEATS + mover
+                ch = _find_child(t_child, t_sib, t_key, node, key)
                 if ch == NO_NODE:
-                    ch = _new_child(t_child, t_sib, t_key, t_stats, meta, node,
-                                    a * KEY_SEATS + mover)
+                    ch = _new_child(t_child, t_sib, t_key, t_stats, meta, node, key)
             else:
                 ch, k = _select(t_child, t_sib, t_key, t_stats, node, buf, n, mover, c, untried)
                 if k > 0:
@@ -748,7 +748,8 @@ class ISMCTSAgent(Agent):
         self.pimc_nodes = int(pimc_nodes)
         self._solver = (EndgameSolver(rules, self.endgame_nodes, last_card=True, cheap_first=True)
                         if self.endgame_nodes > 0 and rules.num_players == 2 else None)
-        # with a policy opponent, one iteration may add a node per opponent move on its path
+        # with a policy opponent, one iteration may add a node per opponent move on its
+        # path; a full tree only stops growing (the iteration plays out from there)
         per_it = 1 if opponent == "tree" else 16
         cap = int(max_nodes) or (per_it * self.iterations + 2 if time_per_move is None
                                  else 1 << 18)
