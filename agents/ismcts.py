@@ -12,14 +12,18 @@ determinization), which the rules cannot tell apart: play is clockwise modulo ``
 One tree is shared by all players: a node is reached by a sequence of
 ``(action, mover)`` edges, a child's statistics are the rewards of the player who
 moved into it, and the searching seat selects by UCB with availability counts (a
-child's ``avail`` counts the iterations in which its action was legal). By default
-(``opponent="tree"``, plain single-observer ISMCTS) the other seats select by UCB
-too, over the shared statistics, which models them as choosing one move for every
-hand they might hold. With an opponent model (``opponent="expert_count"`` or another
-playout name) they move by that policy instead, e.g. the ``expert`` heuristic's
-rules with card counting (``expert_action(count=True)``, from what that seat could
-know in the sampled deal), and the tree branches on the moves they make, so the
-searching seat's later choices depend on them. Forced moves are
+child's ``avail`` counts the iterations in which its action was legal). In plain
+single-observer ISMCTS (``opponent="tree"``) the other seats select by UCB too,
+over the shared statistics, which models them as choosing one move for every hand
+they might hold. With an opponent model (``opponent="expert_count"``, the default,
+or another playout name) they move by that policy instead in a share
+``model_share`` of the iterations (drawn per iteration; by UCB in the others), e.g.
+by the ``expert`` heuristic's rules with card counting (``expert_action(count=True)``,
+from what that seat could know in the sampled deal), and the tree branches on the
+moves they make, so the searching seat's later choices depend on them. A full model
+(``model_share=1``) exploits an opponent that plays like it and is exploited by one
+that does not; the default half share keeps most of the gain against ``expert``
+and plays plain ISMCTS about even (the README has the figures). Forced moves are
 applied by the core after every action and never appear in the tree. Playouts run
 in the numba core with a random, a greedy or an expert-rules policy; the reward of a node is that
 player's ``core.rewards`` at the end of the playout.
@@ -571,8 +575,8 @@ def _select(t_child, t_sib, t_key, t_stats, node, buf, n, mover, c, untried):
 
 
 @njit(cache=True)
-def search(st, prm, view, iterations, c, policy, opponent, t_child, t_sib, t_key, t_stats,
-           meta, buf, log, cards, path, movers, rew, untried):
+def search(st, prm, view, iterations, c, policy, opponent, share, t_child, t_sib, t_key,
+           t_stats, meta, buf, log, cards, path, movers, rew, untried):
     """Run ISMCTS iterations on the tree (root = node 0) using game 0 of ``st``.
 
     ``t_stats[node]`` is (visits, total reward of the mover into it, availability);
@@ -583,18 +587,25 @@ def search(st, prm, view, iterations, c, policy, opponent, t_child, t_sib, t_key
     for it in range(iterations):
         if not determinize(r, prm, view, cards):
             return it
+        # this iteration the other seats play by the model (chance ``share``), or by UCB
+        modelled = opponent >= 0 and share > 0.0 and (
+            share >= 1.0 or core.rng_below(r, 1 << 24) < share * (1 << 24))
         n = core.legal_actions(r, prm, buf)
         node, depth = 0, 0
         while n > 0 and depth < path.shape[0]:
             mover = r.to_act
             expanded = False
-            if opponent >= 0 and mover != 0:
+            if modelled and mover != 0:
                 # an opponent's move by the policy: a branch of the tree, not a choice
                 a = policy_action(r, prm, buf, n, opponent)
                 key = a * KEY_SEATS + mover
+                if share < 1.0:  # UCB iterations read these counts too
+                    _select(t_child, t_sib, t_key, t_stats, node, buf, n, mover, c, untried)
                 ch = _find_child(t_child, t_sib, t_key, node, key)
                 if ch == NO_NODE:
                     ch = _new_child(t_child, t_sib, t_key, t_stats, meta, node, key)
+                    if ch != NO_NODE and share < 1.0:
+                        t_stats[ch, 2] = 1.0
             else:
                 ch, k = _select(t_child, t_sib, t_key, t_stats, node, buf, n, mover, c, untried)
                 if k > 0:
@@ -684,14 +695,18 @@ class ISMCTSAgent(Agent):
             ``"expert"`` (``expert_action``: the expert heuristic's rules, reading the
             defender's cards in the determinization) or ``"expert_count"`` (the same
             rules judging the defender's cards by card counting, as ``expert`` does).
-        opponent: how the other seats move inside the tree: ``"tree"`` (default: each
-            chooses by UCB over the shared statistics, as in plain single-observer
-            ISMCTS) or a playout policy name, which models them as playing by it
-            (``"expert_count"``: the ``expert`` heuristic's rules with card counting,
+        opponent: how the other seats move inside the tree: ``"tree"`` (each chooses
+            by UCB over the shared statistics, as in plain single-observer ISMCTS) or a
+            playout policy name, which models them as playing by it (the default
+            ``"expert_count"``: the ``expert`` heuristic's rules with card counting,
             from what that seat could know). The tree still branches on their moves,
-            so the searching seat's later choices depend on what they did. A model
-            exploits an opponent that plays like it and is exploited by one that
-            does not (see the README's figures).
+            so the searching seat's later choices depend on what they did.
+        model_share: the chance, drawn per iteration, that the other seats follow the
+            model in that iteration; otherwise they choose by UCB as with ``"tree"``
+            (0: plain ISMCTS, the same search as ``opponent="tree"``; 1: always the
+            model). A full model exploits an opponent that plays like it and is
+            exploited by one that does not; the default 0.5 keeps most of the gain
+            and plays plain ISMCTS about even (see the README's figures).
         max_time: seconds per decision at most, the sampled and exact searches
             included (None: no cap). The sampled search stops dealing at half of it,
             and the tree search stops early so as to end by 85% of it even if its last
@@ -715,8 +730,8 @@ class ISMCTSAgent(Agent):
     name = "ismcts"
 
     def __init__(self, rules: Rules, *, iterations: int = 4000, time_per_move: float | None = None,
-                 c: float = 0.7, playout: str = "expert", opponent: str = "tree",
-                 max_time: float | None = 0.1,
+                 c: float = 0.7, playout: str = "expert", opponent: str = "expert_count",
+                 model_share: float = 0.5, max_time: float | None = 0.1,
                  seed: int | None = None,
                  max_nodes: int = 0, endgame_nodes: int = 10000, pimc_talon: int = 3,
                  pimc_samples: int = 16, pimc_nodes: int = 1000):
@@ -735,7 +750,11 @@ class ISMCTSAgent(Agent):
             raise ValueError(f"playout must be one of {_PLAYOUTS}, got {playout!r}")
         if opponent != "tree" and opponent not in _PLAYOUTS:
             raise ValueError(f"opponent must be 'tree' or one of {_PLAYOUTS}, got {opponent!r}")
+        model_share = float(model_share)
+        if not 0.0 <= model_share <= 1.0:
+            raise ValueError(f"model_share must be in [0, 1], got {model_share!r}")
         self.opponent = opponent
+        self.model_share = model_share
         self.iterations = int(iterations)
         self.time_per_move = time_per_move
         self.max_time = max_time
@@ -829,7 +848,7 @@ class ISMCTSAgent(Agent):
         self._meta[0] = 1
         self._t_child[0] = NO_NODE
         opponent = -1 if self.opponent == "tree" else _PLAYOUTS.index(self.opponent)
-        args = (self.c, _PLAYOUTS.index(self.playout), opponent, self._t_child, self._t_sib,
+        args = (self.c, _PLAYOUTS.index(self.playout), opponent, self.model_share, self._t_child, self._t_sib,
                 self._t_key, self._t_stats, self._meta, self._buf, self._log, self._cards,
                 self._path, self._movers, self._rew, self._untried)
         budget, chunk = self.iterations, _CHUNK

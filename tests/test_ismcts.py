@@ -109,7 +109,7 @@ def _reshuffle_hidden(game, seat, rng):
 
 
 @pytest.mark.parametrize("rules", RULE_SETS[:3], ids=_ids)
-@pytest.mark.parametrize("opponent", ["tree", "expert_count"])
+@pytest.mark.parametrize("opponent", ["tree", "expert_count", "expert_count:0.5"])
 def test_decision_ignores_hidden_information(rules, opponent):
     rng = np.random.default_rng(5)
     seen = 0
@@ -120,7 +120,9 @@ def test_decision_ignores_hidden_information(rules, opponent):
         obs, mask = game.observe(seat), game.action_mask()
         # max_time=None: with a clock, how many deals the sampled search gets depends on
         # the machine (the first call may spend its budget loading compiled kernels)
-        kw = dict(iterations=60, seed=3, opponent=opponent, max_time=None)
+        model, _, share = opponent.partition(":")
+        kw = dict(iterations=60, seed=3, opponent=model, model_share=float(share or 1),
+                  max_time=None)
         first = ISMCTSAgent(rules, **kw).act(obs, mask, None)
         _reshuffle_hidden(game, seat, rng)
         np.testing.assert_array_equal(game.observe(seat), obs)
@@ -162,9 +164,11 @@ def test_legal_in_every_variant(rules, playout):
 
 
 @pytest.mark.parametrize("rules", RULE_SETS, ids=_ids)
-@pytest.mark.parametrize("opponent", ["expert_count", "random", "greedy", "expert"])
+@pytest.mark.parametrize("opponent", ["expert_count", "random", "greedy", "expert",
+                                      "expert_count:0.5"])
 def test_legal_with_every_opponent_model(rules, opponent):
-    agents = [ISMCTSAgent(rules, iterations=8, opponent=opponent)
+    model, _, share = opponent.partition(":")
+    agents = [ISMCTSAgent(rules, iterations=8, opponent=model, model_share=float(share or 1))
               for _ in range(rules.num_players)]
     agents[-1] = _Random()
     for g in range(2):
@@ -208,12 +212,52 @@ def test_a_modelled_opponent_has_one_reply_when_its_hand_is_known(opponent):
     replies = {}
     for model in ("tree", opponent):
         agent = ISMCTSAgent(game.rules, iterations=300, endgame_nodes=0, seed=1,
-                            opponent=model, max_time=None)
+                            opponent=model, model_share=1.0, max_time=None)
         agent.act(obs, mask, None)
         replies[model] = _opponent_replies(agent)
         assert len(replies[model]) > 5
     assert set(replies[opponent]) == {1}
     assert max(replies["tree"]) > 1
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5, float("nan")])
+def test_bad_model_share_is_rejected(bad):
+    with pytest.raises(ValueError, match="model_share"):
+        ISMCTSAgent(Rules(), opponent="expert_count", model_share=bad)
+
+
+def _tree(agent):
+    k = int(agent._meta[0])
+    return agent._t_key[:k].copy(), agent._t_stats[:k].copy()
+
+
+@pytest.mark.parametrize("seed", [2, 9])
+def test_model_share_moves_between_the_plain_and_the_modelled_search(seed):
+    # model_share=0 is the plain search and model_share=1 the model, node for node; in
+    # between, the modelled seat follows its policy in some iterations and UCB in others.
+    game = Game.new(Rules(), seed=seed)
+    obs, mask = game.observe(game.to_act), game.action_mask()
+    trees = {}
+    for model, share in [("tree", 1.0), ("expert_count", 0.0), ("expert_count", 1.0),
+                         ("expert_count", 0.5)]:
+        agent = ISMCTSAgent(Rules(), iterations=400, seed=seed, opponent=model,
+                            model_share=share, max_time=None)
+        agent.act(obs, mask, None)
+        trees[model, share] = _tree(agent)
+    for a, b in zip(trees["tree", 1.0], trees["expert_count", 0.0]):
+        np.testing.assert_array_equal(a, b)
+    sizes = {key: len(t[0]) for key, t in trees.items()}
+    assert sizes["expert_count", 1.0] != sizes["tree", 1.0]
+    assert sizes["expert_count", 0.5] not in (sizes["tree", 1.0], sizes["expert_count", 1.0])
+
+
+def test_a_partly_modelled_opponent_still_tries_other_replies():
+    game = _end_game(["6C", "6D", "AS"], ["7C", "7D", "8H"])
+    obs, mask = game.observe(0), game.action_mask()
+    agent = ISMCTSAgent(game.rules, iterations=300, endgame_nodes=0, seed=1,
+                        opponent="expert_count", model_share=0.5, max_time=None)
+    agent.act(obs, mask, None)
+    assert max(_opponent_replies(agent)) > 1
 
 
 def test_max_time_caps_the_search():
