@@ -848,9 +848,9 @@ class ISMCTSAgent(Agent):
         self._meta[0] = 1
         self._t_child[0] = NO_NODE
         opponent = -1 if self.opponent == "tree" else _PLAYOUTS.index(self.opponent)
-        args = (self.c, _PLAYOUTS.index(self.playout), opponent, self.model_share, self._t_child, self._t_sib,
-                self._t_key, self._t_stats, self._meta, self._buf, self._log, self._cards,
-                self._path, self._movers, self._rew, self._untried)
+        args = (self.c, _PLAYOUTS.index(self.playout), opponent, self.model_share,
+                self._t_child, self._t_sib, self._t_key, self._t_stats, self._meta, self._buf,
+                self._log, self._cards, self._path, self._movers, self._rew, self._untried)
         budget, chunk = self.iterations, _CHUNK
         deadline = start + _SAFE * self.max_time if self.max_time is not None else np.inf
         if self.time_per_move is not None:

@@ -244,7 +244,7 @@ def test_model_share_moves_between_the_plain_and_the_modelled_search(seed):
                             model_share=share, max_time=None)
         agent.act(obs, mask, None)
         trees[model, share] = _tree(agent)
-    for a, b in zip(trees["tree", 1.0], trees["expert_count", 0.0]):
+    for a, b in zip(trees["tree", 1.0], trees["expert_count", 0.0], strict=True):
         np.testing.assert_array_equal(a, b)
     sizes = {key: len(t[0]) for key, t in trees.items()}
     assert sizes["expert_count", 1.0] != sizes["tree", 1.0]
