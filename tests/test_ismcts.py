@@ -258,6 +258,10 @@ def test_a_partly_modelled_opponent_still_tries_other_replies():
                         opponent="expert_count", model_share=0.5, max_time=None)
     agent.act(obs, mask, None)
     assert max(_opponent_replies(agent)) > 1
+    # the modelled iterations keep the availability counts that UCB reads: a child was
+    # available at least as often as it was visited, bar the visit that created it
+    visits, avail = agent._t_stats[1 : agent._meta[0], 0], agent._t_stats[1 : agent._meta[0], 2]
+    assert (avail >= visits - 1).all()
 
 
 def test_max_time_caps_the_search():
