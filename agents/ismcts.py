@@ -23,7 +23,8 @@ from what that seat could know in the sampled deal), and the tree branches on th
 moves they make, so the searching seat's later choices depend on them. A full model
 (``model_share=1``) exploits an opponent that plays like it and is exploited by one
 that does not; the default half share keeps most of the gain against ``expert``
-and plays plain ISMCTS about even (the README has the figures). Forced moves are
+and loses only a little to plain ISMCTS head to head (the README has the figures).
+Forced moves are
 applied by the core after every action and never appear in the tree. Playouts run
 in the numba core with a random, a greedy or an expert-rules policy; the reward of a node is that
 player's ``core.rewards`` at the end of the playout.
@@ -706,7 +707,7 @@ class ISMCTSAgent(Agent):
             (0: plain ISMCTS, the same search as ``opponent="tree"``; 1: always the
             model). A full model exploits an opponent that plays like it and is
             exploited by one that does not; the default 0.5 keeps most of the gain
-            and plays plain ISMCTS about even (see the README's figures).
+            and loses only a little to plain ISMCTS (see the README's figures).
         max_time: seconds per decision at most, the sampled and exact searches
             included (None: no cap). The sampled search stops dealing at half of it,
             and the tree search stops early so as to end by 85% of it even if its last
