@@ -600,12 +600,13 @@ def search(st, prm, view, iterations, c, policy, opponent, share, t_child, t_sib
                 # an opponent's move by the policy: a branch of the tree, not a choice
                 a = policy_action(r, prm, buf, n, opponent)
                 key = a * KEY_SEATS + mover
-                if share < 1.0:  # UCB iterations read these counts too
-                    _select(t_child, t_sib, t_key, t_stats, node, buf, n, mover, c, untried)
+                # count the legal children as available (UCB iterations read it), the
+                # policy's move too, also when it is new here
+                _select(t_child, t_sib, t_key, t_stats, node, buf, n, mover, c, untried)
                 ch = _find_child(t_child, t_sib, t_key, node, key)
                 if ch == NO_NODE:
                     ch = _new_child(t_child, t_sib, t_key, t_stats, meta, node, key)
-                    if ch != NO_NODE and share < 1.0:
+                    if ch != NO_NODE:
                         t_stats[ch, 2] = 1.0
             else:
                 ch, k = _select(t_child, t_sib, t_key, t_stats, node, buf, n, mover, c, untried)
