@@ -27,9 +27,13 @@ from torch import nn
 
 from durak_env import Rules
 from durak_env.actions import ActionLayout
+from durak_env.cards import NUM_CARDS
 from durak_env.observation import LAYOUT_VERSION, observation_size
 
 from .base import Agent
+from .endgame import EndgameSolver
+from .ismcts import pimc_values, view_array
+from .view import fast_decode
 
 CHECKPOINT_FORMAT = 1
 NEG = -1e9  # logit of an illegal (padding) entry
@@ -264,43 +268,83 @@ class PPOAgent(Agent):
         rules: the rules to play; must match the checkpoint's.
         path: checkpoint file (``.pt``) written by ``train.py``.
         greedy: play the most likely action (True) or sample from the policy.
+        endgame_nodes: with two players, once every card is placed (talon empty or only
+            the face-up trump left), play the exact end-game solver's move
+            (``agents.endgame``, at most this many nodes per move; ties and unsolved
+            positions go to the policy). 0 (default): the policy alone.
+        pimc_talon, pimc_samples, pimc_nodes: with two players and 1 to ``pimc_talon``
+            cards in the talon, rate every move by ``pimc_values`` (exact search of
+            ``pimc_samples`` random deals, ``pimc_nodes`` nodes per move) and play the
+            policy's favourite among the best (needs ``endgame_nodes``; 0: off).
     """
 
     name = "ppo"
 
-    def __init__(self, rules: Rules | None = None, *, path: str = "", greedy: bool = True):
+    def __init__(self, rules: Rules | None = None, *, path: str = "", greedy: bool = True,
+                 endgame_nodes: int = 0, pimc_talon: int = 0, pimc_samples: int = 16,
+                 pimc_nodes: int = 1000):
         if not path:
             raise ValueError("PPOAgent needs path=CHECKPOINT (spec 'ppo:PATH')")
         if rules is not None and not isinstance(rules, Rules):
             raise ValueError(f"rules must be a durak_env.Rules, got {type(rules).__name__}")
+        for key, value in (("endgame_nodes", endgame_nodes), ("pimc_talon", pimc_talon),
+                           ("pimc_samples", pimc_samples), ("pimc_nodes", pimc_nodes)):
+            if not isinstance(value, (int, np.integer)) or value < 0:
+                raise ValueError(f"{key} must be an integer >= 0, got {value!r}")
+        if pimc_talon > 0 and endgame_nodes == 0:
+            raise ValueError("pimc_talon needs the end-game solver: set endgame_nodes > 0")
         self.net, self.checkpoint = load_checkpoint(path, rules)
         self.rules = self.net.rules
         self.greedy = bool(greedy)
         self.path = str(path)
+        self.pimc_talon, self.pimc_samples = int(pimc_talon), int(pimc_samples)
+        self.pimc_nodes = int(pimc_nodes)
+        self._solver = None
+        if endgame_nodes > 0 and self.rules.num_players == 2:
+            self._solver = EndgameSolver(self.rules, int(endgame_nodes), last_card=True,
+                                         cheap_first=True)
+            self._cards = np.zeros(NUM_CARDS, np.int64)
 
     @classmethod
     def load(cls, path: str | Path, rules: Rules | None = None, greedy: bool = True) -> PPOAgent:
         return cls(rules, path=str(path), greedy=greedy)
 
     def reset(self) -> None:
-        """The policy is memoryless: nothing to forget between games."""
+        """The policy is memoryless; the end-game solver forgets its table."""
+        if self._solver is not None:
+            self._solver.reset()
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray,
             rng: np.random.Generator | None = None) -> int:
         """A legal action id for one observation (sampling uses ``rng``)."""
-        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None],
-                                  rng)[0])
+        obs, mask = np.asarray(observation)[None], np.asarray(action_mask)[None]
+        if self._solver is not None and np.count_nonzero(mask) > 1:
+            v = fast_decode(observation, self.rules)
+            if self._solver.applies(v) or 0 < v.talon_size <= self.pimc_talon:
+                return self._search(v, obs, mask, rng)
+        return int(self.act_batch(obs, mask, rng)[0])
 
-    @torch.inference_mode()
+    def _search(self, v, obs: np.ndarray, mask: np.ndarray,
+                rng: np.random.Generator | None) -> int:
+        """The searches' move, ties (and unsolved positions) going to the policy's order."""
+        order = [int(a) for a in self.preference(obs, mask)]
+        if self._solver.applies(v):
+            a = self._solver.solve(v, order)
+            return order[0] if a is None else int(a)
+        rng = rng if rng is not None else np.random.default_rng()
+        total = pimc_values(self._solver, view_array(v), order, self.pimc_samples,
+                            self.pimc_nodes, rng, self._cards)
+        return order[0] if total is None else order[int(np.argmax(total))]
+
+    def preference(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The legal action ids of one observation, most likely under the policy first."""
+        ids, counts, logits = self._legal_logits(obs, mask)
+        return ids[0][np.argsort(-logits[0, :counts[0]], kind="stable")]
+
     def act_batch(self, obs: np.ndarray, mask: np.ndarray,
                   rng: np.random.Generator | None = None) -> np.ndarray:
-        """Action ids for a batch of observations and dense masks."""
-        ids, counts = legal_lists(mask)
-        if (counts == 0).any():
-            raise ValueError("an action mask has no legal action")
-        valid = legal_valid(torch.from_numpy(counts), ids.shape[1])
-        hidden = self.net.trunk(torch.as_tensor(np.ascontiguousarray(obs), dtype=torch.float32))
-        logits = self.net.legal_logits(hidden, torch.from_numpy(ids), valid).numpy()
+        """Action ids for a batch of observations and dense masks (the policy alone)."""
+        ids, _, logits = self._legal_logits(obs, mask)
         if self.greedy:
             pos = logits.argmax(1)
         else:
@@ -309,8 +353,21 @@ class PPOAgent(Agent):
             pos = (logits + g).argmax(1)
         return ids[np.arange(len(ids)), pos]
 
+    @torch.inference_mode()
+    def _legal_logits(self, obs: np.ndarray,
+                      mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Padded legal ids, their counts and logits (padding: ``NEG``) of a batch."""
+        ids, counts = legal_lists(mask)
+        if (counts == 0).any():
+            raise ValueError("an action mask has no legal action")
+        valid = legal_valid(torch.from_numpy(counts), ids.shape[1])
+        hidden = self.net.trunk(torch.as_tensor(np.ascontiguousarray(obs), dtype=torch.float32))
+        return ids, counts, self.net.legal_logits(hidden, torch.from_numpy(ids), valid).numpy()
+
     def __repr__(self) -> str:
-        return f"PPOAgent({self.path!r}, greedy={self.greedy})"
+        search = "" if self._solver is None else (
+            f", endgame_nodes={self._solver.max_nodes}, pimc_talon={self.pimc_talon}")
+        return f"PPOAgent({self.path!r}, greedy={self.greedy}{search})"
 
 
 def export_checkpoint(src: str | Path, dst: str | Path) -> Path:

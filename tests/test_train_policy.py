@@ -124,3 +124,103 @@ def test_mismatching_rules_or_layout_is_a_clear_error(tmp_path):
     (tmp_path / "junk.pt").write_text("not a checkpoint")
     with pytest.raises(ValueError, match="not a readable PPO checkpoint"):
         PPOAgent.load(tmp_path / "junk.pt")
+
+
+def _biased_checkpoint(path, rules, favourite: int):
+    """A dense-head net whose policy plays ``favourite`` whenever it is legal."""
+    net = PPONet(rules, NetworkConfig(hidden=[16], head="dense"))
+    with torch.no_grad():
+        net.actor.bias.fill_(0.0)
+        net.actor.bias[favourite] = 50.0
+    save_checkpoint(path, net)
+    return path
+
+
+def _end_game(rules):
+    # Talon empty, trump spades; seat 0 holds 6C 6D AS against 7C 7D and attacks.
+    deck = Game.new(rules, 0)
+    rest = [c for h in deck.hands for c in h] + deck.talon
+    mine, theirs = ["6C", "6D", "AS"], ["7C", "7D"]
+    discard = [c for c in rest if c not in mine + theirs]
+    return Game.from_deal(rules, hands=[mine, theirs], discard=discard, trump="S",
+                          first_attacker=0)
+
+
+def test_end_game_solver_overrides_a_losing_policy_move(tmp_path):
+    from agents.endgame import EndgameSolver
+    from agents.view import fast_decode
+
+    rules = Rules()
+    game = _end_game(rules)
+    obs, mask = game.observe(0), game.action_mask()
+    legal = game.legal_actions().tolist()
+    solver = EndgameSolver(rules)
+    solver.load(fast_decode(obs, rules))
+    values = dict(zip(legal, solver.root_values(legal, 100000).tolist(), strict=True))
+    losing = [a for a in legal if values[a] == -1]
+    assert losing and max(values.values()) == 1
+    path = _biased_checkpoint(tmp_path / "ck.pt", rules, losing[0])
+    rng = np.random.default_rng(0)
+    assert PPOAgent(rules, path=str(path)).act(obs, mask, rng) == losing[0]
+    hybrid = PPOAgent(rules, path=str(path), endgame_nodes=10000)
+    a = hybrid.act(obs, mask, rng)
+    assert values[a] == 1
+    # among the winning moves it keeps the policy's order
+    order = hybrid.preference(obs[None], mask[None]).tolist()
+    assert order[0] == losing[0] and sorted(order) == legal
+    assert a == next(b for b in order if values[b] == 1)
+
+
+def test_sampled_search_overrides_a_policy_move_that_loses_every_deal(tmp_path):
+    # Trump clubs; the talon is 6C on top of the face-up 10C. Seat 0 holds 7C 10D and
+    # attacks; seat 1 holds AD 9H. Opening with 10D loses whatever lies on the talon,
+    # 7C wins (tests/test_agents_endgame.py checks both against every deal).
+    rules = Rules()
+    deck = Game.new(rules, 0)
+    everything = [c for h in deck.hands for c in h] + deck.talon
+    discard = [c for c in everything if c not in ["7C", "10D", "10C", "AD", "9H", "6C"]]
+    game = Game.from_deal(rules, hands=[["7C", "10D"], ["AD", "9H"]], talon=["6C", "10C"],
+                          discard=discard, first_attacker=0)
+    obs, mask = game.observe(0), game.action_mask()
+    bad, good = game.layout.encode("play 10D"), game.layout.encode("play 7C")
+    path = _biased_checkpoint(tmp_path / "ck.pt", rules, bad)
+    rng = np.random.default_rng(0)
+    assert PPOAgent(rules, path=str(path), endgame_nodes=10000).act(obs, mask, rng) == bad
+    hybrid = PPOAgent(rules, path=str(path), endgame_nodes=10000, pimc_talon=3)
+    assert hybrid.act(obs, mask, rng) == good
+
+
+@pytest.mark.parametrize("rules", [Rules(), Rules(variant="perevodnoy", transfer_show_trump=True),
+                                   Rules(num_players=3, deck_size=24, hand_size=4)], ids=str)
+def test_searching_ppo_agent_plays_legal_games(tmp_path, rules):
+    """The spec with the searches moves legally all through random games; with three
+    players the searches do not apply and it plays as the policy alone."""
+    from agents.registry import make_agent
+
+    path = tmp_path / "ck.pt"
+    torch.manual_seed(1)
+    save_checkpoint(path, PPONet(rules, NetworkConfig(hidden=[32])))
+    agent = make_agent(f"ppo:path={path},endgame_nodes=2000,pimc_talon=3,pimc_samples=4", rules)
+    plain = PPOAgent(rules, path=str(path))
+    rng = np.random.default_rng(0)
+    differs = 0
+    for seed in range(6):
+        game = Game.new(rules, seed)
+        agent.reset()
+        while not game.over:
+            obs, mask = game.observe(game.to_act), game.action_mask()
+            a = agent.act(obs, mask, rng)
+            assert mask[a]
+            differs += a != plain.act(obs, mask, rng)
+            game.step(int(rng.choice(game.legal_actions())))
+    assert (differs > 0) == (rules.num_players == 2)
+
+
+@pytest.mark.parametrize("key", ["endgame_nodes", "pimc_talon", "pimc_samples", "pimc_nodes"])
+def test_bad_search_parameters_are_rejected(tmp_path, key):
+    path = tmp_path / "ck.pt"
+    save_checkpoint(path, PPONet(Rules(), NetworkConfig(hidden=[16])))
+    with pytest.raises(ValueError, match=key):
+        PPOAgent(Rules(), path=str(path), **{key: -1})
+    with pytest.raises(ValueError, match="pimc_talon needs the end-game solver"):
+        PPOAgent(Rules(), path=str(path), pimc_talon=3)
