@@ -222,5 +222,10 @@ def test_bad_search_parameters_are_rejected(tmp_path, key):
     save_checkpoint(path, PPONet(Rules(), NetworkConfig(hidden=[16])))
     with pytest.raises(ValueError, match=key):
         PPOAgent(Rules(), path=str(path), **{key: -1})
+
+
+def test_sampled_search_without_the_solver_is_rejected(tmp_path):
+    path = tmp_path / "ck.pt"
+    save_checkpoint(path, PPONet(Rules(), NetworkConfig(hidden=[16])))
     with pytest.raises(ValueError, match="pimc_talon needs the end-game solver"):
         PPOAgent(Rules(), path=str(path), pimc_talon=3)
