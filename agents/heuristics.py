@@ -12,7 +12,7 @@ observation, split the mask into moves, then decide by situation:
 - for ``expert``, the two-player late game (a few cards left in the talon), by
   perfect-information Monte Carlo: a few random deals of the unseen cards, each
   solved by the same exact search (capped), and the move with the best summed
-  value (``HeuristicAgent.sampled_search``).
+  value (``agents.ismcts.searched_move``, which ``ppo`` can use too).
 
 ``expert_rules`` (``ExpertRulesAgent``) is ``expert``'s rules without its searches,
 compiled with numba (``agents.ismcts.expert_action``), for where speed matters: as a
@@ -38,7 +38,14 @@ from durak_env.core import DEFEND
 from . import weights as W
 from .base import Agent
 from .endgame import EndgameSolver
-from .ismcts import determinize_at, expert_actions, miss_chance, pimc_values, view_array
+from .ismcts import (
+    determinize_at,
+    expert_actions,
+    miss_chance,
+    search_applies,
+    searched_move,
+    view_array,
+)
 from .view import MoveCodec, fast_decode
 
 _BEATS = [[int(x) for x in row] for row in BEATS]
@@ -111,8 +118,8 @@ class HeuristicAgent(Agent):
             face-up trump (by default only once the talon is empty).
         search_cheap_first: the search tries cheap cards first (see ``EndgameSolver``).
         pimc_talon: with two players and 1 to this many cards in the talon (when the
-            end-game search does not apply yet), decide by ``sampled_search`` (0: off;
-            needs ``search_nodes``).
+            end-game search does not apply yet), decide by the sampled exact search of
+            ``agents.ismcts.searched_move`` (0: off; needs ``search_nodes``).
         pimc_samples: random deals of the unseen cards per such decision.
         pimc_nodes: node cap of the search of each move in each deal (a move whose
             search hits it counts as a draw in that deal).
@@ -161,27 +168,10 @@ class HeuristicAgent(Agent):
             return mv.ids[0]
         v = fast_decode(observation, self.rules)
         s = Situation(v, self.rules, self.values, self.deck)
-        if self.solver is not None and self.solver.applies(v):
-            a = self.solver.solve(v, self._preference(s, mv))
-            if a is not None:
-                return a
-        elif self.solver is not None and 0 < v.talon_size <= self.pimc_talon:
-            return self.sampled_search(s, mv, rng)
+        if search_applies(self.solver, v, self.pimc_talon):
+            return searched_move(self.solver, v, self._preference(s, mv), self.pimc_samples,
+                                 self.pimc_nodes, rng, self._cards)
         return self._decide(s, mv)
-
-    def sampled_search(self, s: Situation, mv, rng) -> int:
-        """Perfect-information Monte Carlo (two players, talon not empty).
-
-        Deals the unseen cards at random to the opponent's unknown slots and the
-        talon (the face-up trump stays at its bottom; ``agents.ismcts.determinize``),
-        ``pimc_samples`` times, seeded from ``rng`` only; solves every move in each deal
-        with the end-game search (+1 win, 0 draw or node cap hit, -1 loss) and plays
-        the move with the best sum, ties going to the heuristic's order.
-        """
-        order = self._preference(s, mv)
-        total = pimc_values(self.solver, view_array(s.v), order, self.pimc_samples,
-                            self.pimc_nodes, rng, self._cards)
-        return order[0] if total is None else order[int(np.argmax(total))]
 
     def _decide(self, s: Situation, mv) -> int:
         if s.v.phase == DEFEND:

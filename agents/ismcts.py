@@ -24,10 +24,9 @@ moves they make, so the searching seat's later choices depend on them. A full mo
 (``model_share=1``) exploits an opponent that plays like it and is exploited by one
 that does not; the default half share keeps most of the gain against ``expert``
 and loses only a little to plain ISMCTS head to head (the README has the figures).
-Forced moves are
-applied by the core after every action and never appear in the tree. Playouts run
-in the numba core with a random, a greedy or an expert-rules policy; the reward of a node is that
-player's ``core.rewards`` at the end of the playout.
+Forced moves are applied by the core after every action and never appear in the tree.
+Playouts run in the numba core with a random, a greedy or an expert-rules policy; the
+reward of a node is that player's ``core.rewards`` at the end of the playout.
 
 Everything per iteration (determinize, select, expand, playout, back-propagate)
 is one numba kernel over preallocated tree arrays; Python only decodes the
@@ -678,6 +677,27 @@ def pimc_values(solver: EndgameSolver, view: np.ndarray, order: list[int], sampl
         last, now = now, time.perf_counter()
         longest = max(longest, now - last)
     return total
+
+
+def search_applies(solver: EndgameSolver | None, v, pimc_talon: int) -> bool:
+    """Whether ``searched_move`` decides in the position seen in ``v``: the end-game
+    solver applies, or 1 to ``pimc_talon`` cards are left in the talon (two players)."""
+    return solver is not None and (solver.applies(v) or 0 < v.talon_size <= pimc_talon)
+
+
+def searched_move(solver: EndgameSolver, v, order: list[int], samples: int, nodes: int,
+                  rng: np.random.Generator, cards: np.ndarray) -> int:
+    """The exact searches' move where ``search_applies``, for a player whose own
+    choices in preference order are ``order``: the end-game solver's move once every
+    card is placed, otherwise the best ``pimc_values`` total; ties, a position the solver
+    gives up on and one that cannot be determinized go to the earliest in ``order``.
+    ``expert`` and ``ppo`` decide so; ``ismcts`` searches its tree instead of settling
+    for a tie or a proven loss."""
+    if solver.applies(v):
+        a = solver.solve(v, order)
+        return order[0] if a is None else int(a)
+    total = pimc_values(solver, view_array(v), order, samples, nodes, rng, cards)
+    return order[0] if total is None else order[int(np.argmax(total))]
 
 
 # ---------------------------------------------------------------- the agent

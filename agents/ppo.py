@@ -32,7 +32,7 @@ from durak_env.observation import LAYOUT_VERSION, observation_size
 
 from .base import Agent
 from .endgame import EndgameSolver
-from .ismcts import pimc_values, view_array
+from .ismcts import search_applies, searched_move
 from .view import fast_decode
 
 CHECKPOINT_FORMAT = 1
@@ -275,7 +275,8 @@ class PPOAgent(Agent):
         pimc_talon, pimc_samples, pimc_nodes: with two players and 1 to ``pimc_talon``
             cards in the talon, rate every move by ``pimc_values`` (exact search of
             ``pimc_samples`` random deals, ``pimc_nodes`` nodes per move) and play the
-            policy's favourite among the best (needs ``endgame_nodes``; 0: off).
+            policy's favourite among the best (needs ``endgame_nodes``; 0: off). Both
+            searches are ``agents.ismcts.searched_move``, as ``expert`` plays them.
     """
 
     name = "ppo"
@@ -320,21 +321,12 @@ class PPOAgent(Agent):
         obs, mask = np.asarray(observation)[None], np.asarray(action_mask)[None]
         if self._solver is not None and np.count_nonzero(mask) > 1:
             v = fast_decode(observation, self.rules)
-            if self._solver.applies(v) or 0 < v.talon_size <= self.pimc_talon:
-                return self._search(v, obs, mask, rng)
+            if search_applies(self._solver, v, self.pimc_talon):
+                rng = rng if rng is not None else np.random.default_rng()
+                order = [int(a) for a in self.preference(obs, mask)]
+                return searched_move(self._solver, v, order, self.pimc_samples,
+                                     self.pimc_nodes, rng, self._cards)
         return int(self.act_batch(obs, mask, rng)[0])
-
-    def _search(self, v, obs: np.ndarray, mask: np.ndarray,
-                rng: np.random.Generator | None) -> int:
-        """The searches' move, ties (and unsolved positions) going to the policy's order."""
-        order = [int(a) for a in self.preference(obs, mask)]
-        if self._solver.applies(v):
-            a = self._solver.solve(v, order)
-            return order[0] if a is None else int(a)
-        rng = rng if rng is not None else np.random.default_rng()
-        total = pimc_values(self._solver, view_array(v), order, self.pimc_samples,
-                            self.pimc_nodes, rng, self._cards)
-        return order[0] if total is None else order[int(np.argmax(total))]
 
     def preference(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The legal action ids of one observation, most likely under the policy first."""
