@@ -39,6 +39,7 @@ MAX_DEPTH = 400
 UNKNOWN = -99
 TT_BITS = 16
 EXACT, LOWER, UPPER = 0, 1, 2
+WORK_ROWS = 10  # per-depth rows of _alphabeta's search state
 
 
 @njit(cache=True)
@@ -198,27 +199,22 @@ def _key(r, min_play):
 
 @njit(cache=True)
 def _alphabeta(st, raw, prm, n, me, min_play1, bufs, log, nodes, cap, tt_key, tt_val,
-               cheap_first):
+               cheap_first, work, keys):
     """Value of the position in slot 1 (legal moves in bufs[1, :n]); UNKNOWN past the cap.
 
     Iterative (an explicit stack over the slots): numba cannot reload a cached
     recursive function safely. ``tt_key``/``tt_val`` is a transposition table of
-    bounds (``tt_val = 4 * flag + value + 1``).
+    bounds (``tt_val = 4 * flag + value + 1``); ``work`` (``WORK_ROWS`` rows) and
+    ``keys`` hold the per-depth search state.
     """
     if st[1].phase == OVER:
         return _value(st[1], me)
     depth = bufs.shape[0]
-    maximize = np.zeros(depth, np.bool_)
-    best = np.zeros(depth, np.int64)
-    alpha = np.zeros(depth, np.int64)
-    beta = np.zeros(depth, np.int64)
-    idx = np.zeros(depth, np.int64)
-    nmov = np.zeros(depth, np.int64)
-    first = np.zeros(depth, np.int64)
-    min_play = np.zeros(depth, np.int64)
-    keys = np.zeros(depth, np.uint64)
-    lo0 = np.zeros(depth, np.int64)
-    hi0 = np.zeros(depth, np.int64)
+    work, keys = core.borrowed(work), core.borrowed(keys)
+    work[:] = 0
+    keys[:] = 0
+    maximize, best, alpha, beta, idx = work[0], work[1], work[2], work[3], work[4]
+    nmov, first, min_play, lo0, hi0 = work[5], work[6], work[7], work[8], work[9]
     min_play[1] = min_play1
     mask = np.uint64(tt_key.shape[0] - 1)
     keys[1] = _key(st[1], min_play1)
@@ -278,8 +274,15 @@ def _solve_root(st, raw, prm, order, me, bufs, log, nodes, cap, values, tt_key, 
     """Value of each root action in ``order`` (slot 0), UNKNOWN where its own budget of
     ``cap`` nodes ran out; stops at the first win or once ``3 * cap`` nodes are spent,
     unless ``full`` (then every action is searched)."""
+    st, raw, prm, order = core.borrowed(st), core.borrowed(raw), core.borrowed(prm), \
+        core.borrowed(order)
+    bufs = core.borrowed(bufs)
+    log, nodes, values = core.borrowed(log), core.borrowed(nodes), core.borrowed(values)
+    tt_key, tt_val = core.borrowed(tt_key), core.borrowed(tt_val)
     spent = 0
     mask = np.uint64(tt_key.shape[0] - 1)
+    work = np.zeros((WORK_ROWS, bufs.shape[0]), np.int64)
+    keys = np.zeros(bufs.shape[0], np.uint64)
     for i in range(order.shape[0]):  # a win already proven by an earlier search
         raw[1, :] = raw[0, :]
         core.step(st[1], prm, order[i], bufs[1], log)
@@ -298,7 +301,7 @@ def _solve_root(st, raw, prm, order, me, bufs, log, nodes, cap, values, tt_key, 
         m, _ = core.step(st[1], prm, order[i], bufs[1], log)
         nodes[0] = 0
         v = _alphabeta(st, raw, prm, m, me, _min_play(st[1], prm, order[i]), bufs, log,
-                       nodes, cap, tt_key, tt_val, cheap_first)
+                       nodes, cap, tt_key, tt_val, cheap_first, work, keys)
         values[i] = v
         spent += nodes[0]
         if not full and (v == 1 or spent > 3 * cap):

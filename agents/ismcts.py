@@ -475,6 +475,8 @@ def expert_action(r, prm, buf, n, count=False):
 def expert_actions(st, prm, buf, n_legal, rows, out):
     """``expert_action`` with card counting for games ``rows`` of a batch whose legal
     actions are ``buf[g, :n_legal[g]]`` (a ``Batch``): the batched ``expert_rules``."""
+    b = core.borrowed
+    st, prm, buf, n_legal, rows, out = b(st), b(prm), b(buf), b(n_legal), b(rows), b(out)
     for i in range(len(rows)):
         g = rows[i]
         out[i] = expert_action(st[g], prm, buf[g], n_legal[g], True)
@@ -583,6 +585,10 @@ def search(st, prm, view, iterations, c, policy, opponent, share, t_child, t_sib
     ``meta[0]`` the node count. Returns the iterations done (fewer only when the
     view cannot be determinized).
     """
+    b = core.borrowed
+    st, prm, view, t_child, t_sib, t_key = b(st), b(prm), b(view), b(t_child), b(t_sib), b(t_key)
+    t_stats, meta, buf, log, cards, path = b(t_stats), b(meta), b(buf), b(log), b(cards), b(path)
+    movers, rew, untried = b(movers), b(rew), b(untried)
     r = st[0]
     for it in range(iterations):
         if not determinize(r, prm, view, cards):
