@@ -37,6 +37,7 @@ CONFIGS = {
 @njit(cache=True)
 def play_games_serial(st, prm, games, buf, log):
     """Play ``games`` random games one after another in slot 0; return decisions."""
+    prm, buf, log = core.borrowed(prm), core.borrowed(buf), core.borrowed(log)
     total = 0
     r = st[0]
     for _ in range(games):
@@ -89,22 +90,53 @@ def bench_core(rules: Rules, seconds: float = 2.0, threads: int | None = None) -
     bufs = np.zeros((slots, buf.shape[0]), np.int64)
     logs = np.zeros((slots, 0, 2), np.int32)
     play_games_parallel(stp, prm, 1, bufs, logs)
-    # This machine is a VM whose speed drifts by tens of percent from second to
-    # second, so one thread and all threads are timed in alternating rounds on the
-    # same kernel and the scaling is the median of the per-round ratios.
+    games, scaling = _threads_vs_one(
+        lambda k: play_games_parallel(stp, prm, k, bufs, logs), slots, threads, seconds / 2)
+    out["games_per_s_all_threads"] = games
+    out["threads"] = threads
+    out["scaling_all_threads"] = scaling
+    return out
+
+
+def _threads_vs_one(run, slots, threads, seconds):
+    """Rate of ``run(k)`` (k items in each of ``slots`` parallel slots) on all threads,
+    and its ratio to one thread.
+
+    This machine is a VM whose speed can drift by tens of percent from second to
+    second, so one thread and all threads are timed in alternating rounds on the
+    same kernel and the scaling is the median of the per-round ratios.
+    """
     one, many = [], []
     for _ in range(SCALING_ROUNDS):
         for n, sink in ((1, one), (threads, many)):
             numba.set_num_threads(n)
-            per_slot, _, dt = _timed(
-                lambda k: play_games_parallel(stp, prm, k, bufs, logs), seconds / 2
-            )
+            per_slot, _, dt = _timed(run, seconds)
             sink.append(per_slot * slots / dt)
     numba.set_num_threads(threads)
-    out["games_per_s_all_threads"] = float(np.median(many))
-    out["threads"] = threads
-    out["scaling_all_threads"] = float(np.median(np.array(many) / np.array(one)))
-    return out
+    return float(np.median(many)), float(np.median(np.array(many) / np.array(one)))
+
+
+@njit(cache=True, parallel=True)
+def _arithmetic(slots, steps):
+    """A loop that touches no memory (xorshift in registers), one per slot in parallel."""
+    out = np.zeros(slots, np.uint64)
+    for g in prange(slots):
+        x = np.uint64(g + 1)
+        for _ in range(steps):
+            x ^= x << np.uint64(13)
+            x ^= x >> np.uint64(7)
+            x ^= x << np.uint64(17)
+        out[g] = x
+    return out.sum()
+
+
+def machine_scaling(seconds: float = 1.0, threads: int | None = None) -> float:
+    """The all-threads speed-up of ``_arithmetic``: what this machine's cores allow
+    when nothing is shared, the ceiling for the engine's scaling column."""
+    threads = threads or numba.config.NUMBA_NUM_THREADS
+    slots = threads * 8
+    _arithmetic(slots, 1)
+    return _threads_vs_one(lambda k: _arithmetic(slots, 1000 * k), slots, threads, seconds)[1]
 
 
 def bench_reference(rules: Rules, seconds: float = 2.0) -> dict | None:
@@ -161,7 +193,11 @@ def bench_startup() -> dict:
 
 def run_all(seconds: float, with_env: bool, with_ref: bool) -> dict:
     result: dict = {
-        "machine": {"cpus": os.cpu_count(), "numba_threads": numba.config.NUMBA_NUM_THREADS}
+        "machine": {
+            "cpus": os.cpu_count(),
+            "numba_threads": numba.config.NUMBA_NUM_THREADS,
+            "scaling_arithmetic": machine_scaling(seconds / 2),
+        }
     }
     for name, rules in CONFIGS.items():
         result[name] = bench_core(rules, seconds)
@@ -197,6 +233,11 @@ def print_table(res: dict) -> None:
             f"{name:<16}{r['games_per_s_1thread']:>14,.0f}{r['decisions_per_s_1thread']:>16,.0f}"
             f"{r['games_per_s_all_threads']:>16,.0f}{r['scaling_all_threads']:>8.2f}x"
         )
+    m = res["machine"]
+    print(
+        f"machine ceiling: a loop that touches no memory scales {m['scaling_arithmetic']:.2f}x "
+        f"on {m['numba_threads']} threads"
+    )
     ref = res["2p_podkidnoy"].get("reference_games_per_s")
     if ref:
         print(
