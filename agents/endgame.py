@@ -274,11 +274,9 @@ def _solve_root(st, raw, prm, order, me, bufs, log, nodes, cap, values, tt_key, 
     """Value of each root action in ``order`` (slot 0), UNKNOWN where its own budget of
     ``cap`` nodes ran out; stops at the first win or once ``3 * cap`` nodes are spent,
     unless ``full`` (then every action is searched)."""
-    st, raw, prm, order = core.borrowed(st), core.borrowed(raw), core.borrowed(prm), \
-        core.borrowed(order)
-    bufs = core.borrowed(bufs)
-    log, nodes, values = core.borrowed(log), core.borrowed(nodes), core.borrowed(values)
-    tt_key, tt_val = core.borrowed(tt_key), core.borrowed(tt_val)
+    b = core.borrowed
+    st, raw, prm, order, bufs, log = b(st), b(raw), b(prm), b(order), b(bufs), b(log)
+    nodes, values, tt_key, tt_val = b(nodes), b(values), b(tt_key), b(tt_val)
     spent = 0
     mask = np.uint64(tt_key.shape[0] - 1)
     work = np.zeros((WORK_ROWS, bufs.shape[0]), np.int64)
