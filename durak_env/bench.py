@@ -37,7 +37,8 @@ CONFIGS = {
 @njit(cache=True)
 def play_games_serial(st, prm, games, buf, log):
     """Play ``games`` random games one after another in slot 0; return decisions."""
-    prm, buf, log = core.borrowed(prm), core.borrowed(buf), core.borrowed(log)
+    b = core.borrowed
+    prm, buf, log = b(prm), b(buf), b(log)
     total = 0
     r = st[0]
     for _ in range(games):

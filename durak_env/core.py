@@ -119,11 +119,11 @@ def kernel_params(rules: Rules) -> np.ndarray:
 
 @intrinsic
 def borrowed(typingctx, arr):
-    """``arr`` without its reference count, for an entry kernel's array arguments.
+    """``arr`` without its reference count, for a kernel's own array arguments.
 
     Every call between kernels that passes an array otherwise updates the array's
-    reference count with an atomic instruction; on the engine's hot paths that tripled
-    the time of a random game (58k against 156k games/s on one core). A parallel
+    reference count with an atomic instruction; on the engine's hot paths that made a
+    random game 2.7 times slower (57k against 157k games/s on one core). A parallel
     (``prange``) kernel's body already sees its arrays this way. Only for arguments of
     the kernel that borrows them (the caller keeps them alive for the call) and never
     for an array that leaves the kernel (returned or stored).
