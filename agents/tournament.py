@@ -41,6 +41,8 @@ import json
 import math
 import multiprocessing as mp
 import os
+import shlex
+import subprocess
 import sys
 import time
 import warnings
@@ -527,6 +529,24 @@ def split_specs(text: str) -> list[str]:
     return out
 
 
+def provenance(argv=None) -> dict:
+    """The command, commit and date that produce a result, for its results.json.
+
+    ``commit`` is the checkout's ``git describe --always --dirty`` (None outside git),
+    so a result made from uncommitted code says so.
+    """
+    args = sys.argv[1:] if argv is None else list(argv)
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        commit = subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=12"],
+                                cwd=here, capture_output=True, text=True, timeout=10,
+                                check=True).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        commit = None
+    return {"command": shlex.join(["python", "-m", "agents.tournament", *args]),
+            "commit": commit, "date": time.strftime("%Y-%m-%d")}
+
+
 def main(argv=None) -> Summary:
     args = parse_args(argv)
     rules = rules_from_args(args)
@@ -536,7 +556,7 @@ def main(argv=None) -> Summary:
     results = run(rules, specs, args.games, args.seed, args.workers, not args.no_progress,
                   record=args.record)
     summary = summarize(specs, results)
-    config = {"agents": specs, "rules": rules.to_dict(), "games": args.games,
+    config = {**provenance(argv), "agents": specs, "rules": rules.to_dict(), "games": args.games,
               "seed": args.seed, "workers": args.workers, "played": len(results),
               "record": args.record, "seconds": round(time.time() - t0, 1)}
     print(f"{len(results)} games, {rules}, seed {args.seed}, {config['seconds']} s")

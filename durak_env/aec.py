@@ -14,7 +14,7 @@
 | Observation Shape  | (obs_size,) (277 for the default rules)               |
 | Observation Values | [0, max(deck_size, 26) / hand_size]                   |
 
-Durak, the Russian card game, as played by RULES.md (the project's rule book):
+Durak, the Russian card game, as played by docs/rules.md (the project's rule book):
 podkidnoy, perevodnoy (with optional `transfer_show_trump`) and prostoy variants,
 2 to 8 players, 24, 36 or 52 cards. The game is a strict sequence of single
 decisions; forced moves (a player with exactly one legal move) are applied by the
@@ -49,7 +49,7 @@ starts from a given position instead, with the keys of `Game.from_deal`: `hands`
 ### Observation Space
 
 The observation is a dict: `'observation'`, a float32 vector of what the agent may
-know (RULES.md section 7), seen from its own seat (seat numbers are rotated so that
+know (docs/rules.md section 7), seen from its own seat (seat numbers are rotated so that
 the observer is seat 0), and `'action_mask'`, an int8 vector over the actions with
 1 for the legal ones. The mask is all zeros for every agent except the one to act.
 Card pieces have one entry per card of the deck (index: card id minus the lowest
@@ -113,7 +113,7 @@ for the offender and 0 for the others (`TerminateIllegalWrapper`).
 
 ### Rewards
 
-Given when the game ends (RULES.md section 6); then every agent terminates.
+Given when the game ends (docs/rules.md section 6); then every agent terminates.
 Players who left the game earlier (safe) are never selected again, and terminate
 with the others.
 

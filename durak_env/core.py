@@ -11,7 +11,7 @@ never a global. Python calls the ``*_at(st, g, ...)`` entry points; kernels that
 loop over many core calls (the benchmark, the searches) first take their array
 arguments through ``borrowed``, which keeps atomic reference counting off the hot path.
 
-Protocol (RULES.md section 4): a round alternates attack volleys
+Protocol (docs/rules.md section 4): a round alternates attack volleys
 (``ATTACK``) and defence (``DEFEND``). ``step`` applies one action and then
 every forced move (a player with exactly one legal move is not asked), and
 returns the number of legal actions of the next player, which it writes into
@@ -605,7 +605,7 @@ def deal(r, prm, hands, talon, talon_len, discard, trump, trump_card, attacker):
     """Set a game to a given start-of-round position.
 
     ``hands`` uint64[P]; ``talon`` int8[>= talon_len] top first; ``trump_card`` the
-    face-up card or -1; ``attacker`` -1 picks by the rule of RULES.md section 2.
+    face-up card or -1; ``attacker`` -1 picks by the rule of docs/rules.md section 2.
     """
     for p in range(MAX_PLAYERS):
         r.hands[p] = hands[p] if p < prm[P_N] else ZERO
@@ -616,7 +616,7 @@ def deal(r, prm, hands, talon, talon_len, discard, trump, trump_card, attacker):
 
 @njit(cache=True)
 def deal_random(r, prm):
-    """Shuffle the deck with the game's RNG and deal it (RULES.md section 2)."""
+    """Shuffle the deck with the game's RNG and deal it (docs/rules.md section 2)."""
     n, h, low = prm[P_N], prm[P_HAND], prm[P_LOW]
     size = NUM_CARDS - low
     deck = r.talon  # shuffled in place, then the hands are taken off its top
@@ -641,7 +641,7 @@ def deal_random(r, prm):
 
 @njit(cache=True)
 def rewards(r, prm, out):
-    """RULES.md section 6 into out[P]: zeros until the game is over."""
+    """docs/rules.md section 6 into out[P]: zeros until the game is over."""
     n = prm[P_N]
     for p in range(n):
         out[p] = 0.0

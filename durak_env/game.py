@@ -1,4 +1,4 @@
-"""The ``Game`` API of RULES.md section 9: one game over the numba core (a batch of one).
+"""The ``Game`` API of docs/rules.md section 9: one game over the numba core (a batch of one).
 
 Nothing here decides what is legal: moves are parsed into action ids, checked
 against the core's legal list and applied by ``core.step``.
@@ -71,7 +71,7 @@ class Game:
         trump: str | None = None,
         first_attacker: int | None = None,
     ) -> Game:
-        """A given position at the start of a round (see RULES.md section 9).
+        """A given position at the start of a round (see docs/rules.md section 9).
 
         Raises:
             ValueError: naming the field (``hands``, ``talon``, ``discard``,

@@ -16,7 +16,7 @@ while not done:
 Observations and actions are those of the PettingZoo env (``durak_env.aec``),
 from the learner's seat. ``info["action_mask"]`` (int8) and ``action_masks()``
 (bool, the convention of maskable-PPO libraries) give the legal actions. The
-reward is the learner's final reward (RULES.md section 6) on the step that ends
+reward is the learner's final reward (docs/rules.md section 6) on the step that ends
 the game, else 0. Opponents are objects with ``act(observation, action_mask, rng)
 -> int`` and ``reset()`` (the agents' interface); by default ``RandomAgent``.
 

@@ -1,7 +1,7 @@
 """HTML rendering of a position with inline SVG cards, for notebooks (``_repr_html_``).
 
 ``render_html(game)`` is the referee's view (every hand face up);
-``render_html(game, seat)`` shows only what that seat may know (RULES.md section
+``render_html(game, seat)`` shows only what that seat may know (docs/rules.md section
 7): its own hand face up, each other hand as card backs with its count, with the
 cards known to be in it (picked up from the table, the drawn trump card, shown
 trumps) face up. Hidden cards do not appear anywhere in the HTML, not even in

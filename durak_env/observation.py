@@ -1,4 +1,4 @@
-"""What one seat may see (RULES.md section 7), as a flat float32 vector.
+"""What one seat may see (docs/rules.md section 7), as a flat float32 vector.
 
 The layout is one list of named pieces; offsets are computed from it, the docs
 table is generated from it (``layout_table``) and ``decode`` reads it back into

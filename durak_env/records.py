@@ -14,7 +14,7 @@ A record is a plain dict that ``json`` can write::
     }
 
 ``moves`` is the complete history, exactly ``Game.history``: every decision *and*
-every forced move (RULES.md section 4), in order. Keeping the forced moves makes a
+every forced move (docs/rules.md section 4), in order. Keeping the forced moves makes a
 record readable on its own, and replaying checks each of them against the move the
 engine applies by itself, so a record that does not describe this engine's game is
 rejected rather than silently replayed into another game. A record may stop in the

@@ -1,7 +1,7 @@
 """Text rendering of a position, with Unicode suits; shared by ``Game`` and the envs.
 
 ``render_text(game)`` shows the referee's view (every hand); ``render_text(game,
-seat)`` shows what that seat may know (RULES.md section 7): its own hand, and for
+seat)`` shows what that seat may know (docs/rules.md section 7): its own hand, and for
 the other seats their hand size and the cards known to be in their hand.
 """
 

@@ -1,4 +1,4 @@
-"""The rule options of a game (RULES.md), validated, and their kernel encoding."""
+"""The rule options of a game (docs/rules.md), validated, and their kernel encoding."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ TABLE_SLOTS = 26
 
 @dataclass(frozen=True)
 class Rules:
-    """Every option of RULES.md. Invalid values raise ``ValueError`` naming the field.
+    """Every option of docs/rules.md. Invalid values raise ``ValueError`` naming the field.
 
     Attributes:
         num_players: 2..6 with 36 cards, 2..8 with 52, 2..4 with 24.

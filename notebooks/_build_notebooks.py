@@ -54,7 +54,7 @@ This notebook walks through what the package offers, top to bottom:
 5. the observation layout and how to read an observation back,
 6. rendering (HTML cards in the notebook, Unicode text in the terminal).
 
-The rule book is `RULES.md` in the repository's shared documents; everything here
+The rule book is `docs/rules.md` in this repository; everything here
 follows it move for move.
 """),
     params("""
@@ -169,7 +169,7 @@ print("rewards:", game.rewards)
 game
 """),
     md("""
-### A position set up by hand: the worked example of RULES.md section 8
+### A position set up by hand: the worked example of docs/rules.md section 8
 
 `Game.from_deal` starts from any position at the start of a round. Here three
 players, trump spades; the rule book's table of decisions is replayed and the forced

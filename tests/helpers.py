@@ -6,7 +6,7 @@ import random
 
 from reference import SUITS, card_key, make_deck, suit_of
 
-# RULES.md section 8.
+# docs/rules.md section 8.
 WORKED_EXAMPLE_HANDS = [
     ["7S", "7C", "7D", "8H", "9C", "JD"],
     ["KC", "10D", "9S", "6H", "8C", "QD"],
@@ -51,7 +51,7 @@ WORKED_EXAMPLE_ROWS = [
 
 
 def replay_worked_example(game) -> None:
-    """Play RULES.md section 8 row by row, asserting every asked row's legal moves."""
+    """Play docs/rules.md section 8 row by row, asserting every asked row's legal moves."""
     expected_history = []
     for seat, legal, chosen in WORKED_EXAMPLE_ROWS:
         if chosen is None:
@@ -121,7 +121,7 @@ def random_rules_kwargs(rng: random.Random) -> dict:
 
 
 def fresh_deal(rng: random.Random, rules) -> dict:
-    """A shuffled deck dealt as RULES.md 2 says, as from_deal keyword arguments."""
+    """A shuffled deck dealt as docs/rules.md section 2 says, as from_deal keyword arguments."""
     deck = make_deck(rules.deck_size)
     rng.shuffle(deck)
     size = rules.hand_size

@@ -1,10 +1,10 @@
-"""Plain-Python reference implementation of the rules in RULES.md.
+"""Plain-Python reference implementation of the rules in docs/rules.md.
 
 It exists only to check the numba core (differential tests) and is written from the
 rule book alone, never from ``durak_env``. It is slow on purpose: every decision is a
 small function named after the rule it implements.
 
-Readings of RULES.md shared with the engine:
+Readings of docs/rules.md shared with the engine:
 
 * transfer/show target: the next seat clockwise after the defender that is still in
   the game and holds at least one card;
@@ -46,7 +46,7 @@ def make_deck(deck_size: int) -> list[str]:
 
 
 def parse_card(text: str) -> str:
-    """Canonical form of a card spelled any way RULES.md section 1 allows."""
+    """Canonical form of a card spelled any way docs/rules.md section 1 allows."""
     if not isinstance(text, str):
         raise ValueError(f"card must be a string, got {type(text).__name__}")
     raw = text.strip()
@@ -78,7 +78,7 @@ def card_key(card: str) -> tuple[int, int]:
 
 
 def beats(cover: str, attack: str, trump: str) -> bool:
-    """RULES.md 1: same suit and higher rank, or a trump over a non-trump."""
+    """docs/rules.md section 1: same suit and higher rank, or a trump over a non-trump."""
     if suit_of(cover) == suit_of(attack):
         return rank_of(cover) > rank_of(attack)
     return suit_of(cover) == trump
@@ -124,7 +124,7 @@ class RefRules:
 
 
 class RefGame:
-    """One game of Durak driven move by move (RULES.md section 9 surface)."""
+    """One game of Durak driven move by move (docs/rules.md section 9 surface)."""
 
     # ------------------------------------------------------------ construction
 
@@ -137,7 +137,7 @@ class RefGame:
         self.trump_suit: str = trump
         self._in_game = [bool(h) for h in self._hands]
         # Only departures during this game are recorded; players already out in a
-        # from_deal position left at an unknown time (RULES.md does not order them).
+        # from_deal position left at an unknown time (docs/rules.md does not order them).
         self.out_order: list[int] = []
         self.history: list[tuple[int, str]] = []
         self.over = False
@@ -151,7 +151,7 @@ class RefGame:
 
     @classmethod
     def from_deal(cls, rules, hands, talon, discard=(), trump=None, first_attacker=None):
-        """Game at the start of a round; validates like RULES.md section 9."""
+        """Game at the start of a round; validates like docs/rules.md section 9."""
         hands = [[parse_card(c) for c in h] for h in hands]
         talon = [parse_card(c) for c in talon]
         discard = [parse_card(c) for c in discard]
@@ -192,7 +192,7 @@ class RefGame:
         return suit_of(talon[-1])
 
     def _first_attacker(self) -> int:
-        """RULES.md 2: lowest trump; without trumps the lowest rank, lowest seat."""
+        """docs/rules.md section 2: lowest trump; without trumps the lowest rank, lowest seat."""
         trumps = [
             (rank_of(c), s)
             for s, h in enumerate(self._hands)
@@ -263,7 +263,7 @@ class RefGame:
         return seat if self._in_game[seat] else self._next_in_game(seat)
 
     def _compute_throwers(self) -> list[int]:
-        """RULES.md 3: main attacker, then clockwise from the player after defender."""
+        """docs/rules.md section 3: main attacker, then clockwise from the player after defender."""
         a, d = self.attacker, self.defender
         if self.rules.variant == "prostoy":
             return [a]
@@ -313,7 +313,7 @@ class RefGame:
         return {rank_of(c) for pair in self._table for c in pair if c is not None}
 
     def _room_for_one_more(self) -> bool:
-        """RULES.md 3 limits: attack count and uncovered vs defender's hand."""
+        """docs/rules.md section 3 limits: attack count and uncovered vs defender's hand."""
         if len(self._table) + 1 > self._limit:
             return False
         return len(self._uncovered()) + 1 <= len(self._hands[self.defender])
@@ -468,7 +468,8 @@ class RefGame:
         self._start_round(self._first_in_game_from(start))
 
     def _draw_order(self) -> list[int]:
-        """RULES.md 5.2: opener first (or the one after him), clockwise, defender last."""
+        """docs/rules.md section 5.2: opener first (or the one after him), clockwise,
+        defender last."""
         d = self.defender
         start = self._opener if self._opener != d else self._next_in_game(d)
         seats = [(start + step) % self.n for step in range(self.n)]

@@ -23,7 +23,7 @@ CONFIGS = {
     "8p-52": dict(num_players=8, deck_size=52),
 }
 
-# Worked example of RULES.md section 8.
+# Worked example of docs/rules.md section 8.
 EXAMPLE = {
     "hands": [
         _c("7S 7C 7D 8H 9C JD"),

@@ -1,4 +1,4 @@
-"""No leaks: an observation depends only on what its seat may know (RULES.md section 7).
+"""No leaks: an observation depends only on what its seat may know (docs/rules.md section 7).
 
 For random mid-game positions we rebuild the state with the hidden information
 reshuffled -- the talon order (except the face-up bottom card) and which unknown

@@ -1,4 +1,4 @@
-"""The plain-Python reference replays the worked example of RULES.md section 8."""
+"""The plain-Python reference replays the worked example of docs/rules.md section 8."""
 
 import pytest
 from helpers import (

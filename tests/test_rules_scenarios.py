@@ -1,4 +1,4 @@
-"""Scripted rule scenarios (RULES.md), run on the engine and on the test reference.
+"""Scripted rule scenarios (docs/rules.md), run on the engine and on the test reference.
 
 Each scenario sets up a position with ``Game.from_deal``, then plays it move by
 move with a comment per step, asserting who is asked, the exact legal moves, the
