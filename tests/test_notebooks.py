@@ -1,11 +1,13 @@
 """The notebooks run top to bottom (nbmake, with the small budgets of DURAK_NB_FAST=1),
-and are committed as ``_build_notebooks.py`` writes them: without outputs."""
+and each ``.ipynb`` is committed as jupytext generates it from its percent-format ``.py``
+(the file people edit; see notebooks/README.md): the same cells, without outputs."""
 
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import jupytext
 import nbformat
 import pytest
 
@@ -19,6 +21,26 @@ def test_the_three_notebooks_exist():
         "02_strategy_benchmark.ipynb",
         "03_training_analysis.ipynb",
     ]
+
+
+def test_every_notebook_is_paired_with_a_percent_script():
+    assert sorted(p.with_suffix(".ipynb").name for p in NOTEBOOKS.glob("[0-9]*.py")) == NAMES
+    config = jupytext.config.load_jupytext_configuration_file(str(NOTEBOOKS / "jupytext.toml"))
+    for name in NAMES:
+        assert config.default_formats(str(NOTEBOOKS / name)) == "ipynb,py:percent"
+
+
+def cells(nb):
+    return [(c.cell_type, c.source, c.metadata.get("tags", [])) for c in nb.cells]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_notebook_in_sync_with_its_script(name):
+    """Editing the .py without `jupytext --sync` (or the .ipynb by hand) fails here."""
+    ipynb = jupytext.read(NOTEBOOKS / name)
+    script = jupytext.read(NOTEBOOKS / name.replace(".ipynb", ".py"), fmt="py:percent")
+    assert cells(ipynb) == cells(script), f"run: jupytext --sync notebooks/{name[:-6]}.py"
+    assert ipynb.metadata["kernelspec"] == script.metadata["kernelspec"]
 
 
 @pytest.mark.parametrize("name", NAMES)
