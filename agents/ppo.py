@@ -32,7 +32,7 @@ from durak_env.observation import LAYOUT_VERSION, observation_size
 
 from .base import Agent
 from .endgame import EndgameSolver
-from .ismcts import search_applies, searched_move
+from .pimc import search_applies, searched_move
 from .view import fast_decode
 
 CHECKPOINT_FORMAT = 1
@@ -276,7 +276,7 @@ class PPOAgent(Agent):
             cards in the talon, rate every move by ``pimc_values`` (exact search of
             ``pimc_samples`` random deals, ``pimc_nodes`` nodes per move) and play the
             policy's favourite among the best (needs ``endgame_nodes``; 0: off). Both
-            searches are ``agents.ismcts.searched_move``, as ``expert`` plays them.
+            searches are ``agents.pimc.searched_move``, as ``expert`` plays them.
     """
 
     name = "ppo"

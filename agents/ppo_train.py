@@ -30,7 +30,7 @@ from torch import nn  # noqa: E402
 from durak_env import Rules  # noqa: E402
 from durak_env.vector import VectorEnv  # noqa: E402
 
-from .ismcts import expert_actions  # noqa: E402
+from .expert_kernel import expert_actions  # noqa: E402
 from .ppo import PPONet, legal_lists, legal_valid, load_checkpoint, save_checkpoint  # noqa: E402
 from .ppo_config import TrainConfig, config_from_dict, dump_config, read_yaml  # noqa: E402
 from .stats import wilson  # noqa: E402
@@ -94,7 +94,7 @@ class HeuristicPlayer:
 
 class ExpertRulesPlayer:
     """The ``expert_rules`` agent for every game of a ``VectorEnv`` in one numba call
-    (``agents.ismcts.expert_actions``: card counting from public information only)."""
+    (``agents.expert_kernel.expert_actions``: card counting from public information only)."""
 
     pool_index = -1
 
