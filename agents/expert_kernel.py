@@ -98,58 +98,69 @@ def expert_action(r, prm, buf, n, count=False):
     With ``count`` the defender's chances come from card counting (``beat_chance``, as
     ``expert`` does, from public information only); without, from the defender's real
     hand, which a playout inside a determinization may use."""
-    me = r.to_act
-    hand = r.hands[me]
-    trump = r.trump
     low_rank = prm[core.P_LOW] >> 2
-    top = 12 - low_rank
     talon = r.talon_end - r.talon_top
     start = max(1, prm[core.P_DECK] - prm[core.P_N] * prm[core.P_HAND])
     frac = talon / start
-    a_play, a_beat, a_tr, a_show = prm[core.A_PLAY], prm[core.A_BEAT], prm[core.A_TRANSFER], \
-        prm[core.A_SHOW]
     if r.phase == ATTACK:
-        dh = r.hands[r.defender]
-        pool = unseen_pool(r, prm) if count else ZERO
-        best, best_cost, best_c, best_p = -1, 1e300, -1, 0.0
-        for i in range(n):
-            a = buf[i]
-            if a >= a_play and a < a_beat:
-                c = action_card(a, prm)
-                val = _ex_value(c, trump, low_rank, top)
-                cost = (val + _ex_trump_cost(c, val, trump, frac)
-                        - W.W_PAIRS * min(popcount(hand & RANK_MASK[c >> 2]) - 1, 2))
-                p = beat_chance(r, c, pool) if count else (1.0 if dh & BEATS[trump, c] else 0.0)
-                cost += W.W_COUNT * p
-                if cost < best_cost:
-                    best, best_cost, best_c, best_p = a, cost, c, p
-        if best < 0:
-            return buf[0]
-        if r.n_attack == 0:
-            return best
-        is_trump = (best_c & 3) == trump
-        if r.take:
-            ok = (talon == 0 and not is_trump) or \
-                _ex_value(best_c, trump, low_rank, top) <= W.JUNK_MAX
-            return best if ok else 0
-        if talon == 0 or best_cost <= W.THROW_MAX + (1.0 - frac) * 2.0:
-            return best
-        if is_trump:
-            return 0
-        return best if best_p <= W.FORCE_TAKE else 0
-    # defence: show, transfer, cover or take
-    can_take = False
-    best_tr, best_tr_cost = -1, 1e300
+        return _ex_attack(r, prm, buf, n, count, low_rank, talon, frac)
+    return _ex_defend(r, prm, buf, n, low_rank, frac)
+
+
+@njit(cache=True)
+def _ex_cheapest_attack(r, prm, buf, n, count, low_rank, frac):
+    """The attack card of least cost among the n legal moves: (action or -1, its cost,
+    its card, the chance the defender beats it)."""
+    hand, trump = r.hands[r.to_act], r.trump
+    top = 12 - low_rank
+    a_play, a_beat = prm[core.A_PLAY], prm[core.A_BEAT]
+    dh = r.hands[r.defender]
+    pool = unseen_pool(r, prm) if count else ZERO
+    best, best_cost, best_c, best_p = -1, 1e300, -1, 0.0
     for i in range(n):
         a = buf[i]
-        if a >= a_show:
-            return a
-        if a == 1:
-            can_take = True
-        elif a >= a_tr:
-            cost = _ex_spend(action_card(a, prm), hand, trump, low_rank, top, frac)
-            if cost < best_tr_cost:
-                best_tr, best_tr_cost = a, cost
+        if a >= a_play and a < a_beat:
+            c = action_card(a, prm)
+            val = _ex_value(c, trump, low_rank, top)
+            cost = (val + _ex_trump_cost(c, val, trump, frac)
+                    - W.W_PAIRS * min(popcount(hand & RANK_MASK[c >> 2]) - 1, 2))
+            p = beat_chance(r, c, pool) if count else (1.0 if dh & BEATS[trump, c] else 0.0)
+            cost += W.W_COUNT * p
+            if cost < best_cost:
+                best, best_cost, best_c, best_p = a, cost, c, p
+    return best, best_cost, best_c, best_p
+
+
+@njit(cache=True)
+def _ex_attack(r, prm, buf, n, count, low_rank, talon, frac):
+    """Open with the cheapest card; throw it in only if cheap enough (junk to a defender
+    who takes), or if it is plain and the defender will hardly beat it; else pass (0)."""
+    best, best_cost, best_c, best_p = _ex_cheapest_attack(r, prm, buf, n, count, low_rank,
+                                                          frac)
+    if best < 0:
+        return buf[0]
+    if r.n_attack == 0:
+        return best
+    trump = r.trump
+    is_trump = (best_c & 3) == trump
+    if r.take:
+        ok = (talon == 0 and not is_trump) or \
+            _ex_value(best_c, trump, low_rank, 12 - low_rank) <= W.JUNK_MAX
+        return best if ok else 0
+    if talon == 0 or best_cost <= W.THROW_MAX + (1.0 - frac) * 2.0:
+        return best
+    if is_trump:
+        return 0
+    return best if best_p <= W.FORCE_TAKE else 0
+
+
+@njit(cache=True)
+def _ex_cover_plan(r, prm, buf, n, low_rank, frac):
+    """Cover the uncovered cards one by one with the cheapest unused beater: (the plan's
+    cost, 1e300 if some card cannot be covered; the first cover's action or -1)."""
+    hand, trump = r.hands[r.to_act], r.trump
+    top = 12 - low_rank
+    a_beat, a_tr = prm[core.A_BEAT], prm[core.A_TRANSFER]
     # the plan covers the uncovered cards in card order: the order they were played in is
     # not in the observation, and the decision must not depend on what a seat cannot see
     uncovered = ZERO
@@ -178,6 +189,28 @@ def expert_action(r, prm, buf, n, count=False):
         cover += pick_cost
         if first < 0:
             first = pick
+    return cover, first
+
+
+@njit(cache=True)
+def _ex_defend(r, prm, buf, n, low_rank, frac):
+    """Show a trump if allowed; else transfer, cover or take (1), whichever is cheapest."""
+    hand, trump = r.hands[r.to_act], r.trump
+    top = 12 - low_rank
+    a_tr, a_show = prm[core.A_TRANSFER], prm[core.A_SHOW]
+    can_take = False
+    best_tr, best_tr_cost = -1, 1e300
+    for i in range(n):
+        a = buf[i]
+        if a >= a_show:
+            return a
+        if a == 1:
+            can_take = True
+        elif a >= a_tr:
+            cost = _ex_spend(action_card(a, prm), hand, trump, low_rank, top, frac)
+            if cost < best_tr_cost:
+                best_tr, best_tr_cost = a, cost
+    cover, first = _ex_cover_plan(r, prm, buf, n, low_rank, frac)
     if best_tr >= 0 and best_tr_cost <= cover:
         return best_tr
     n_table = 0

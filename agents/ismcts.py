@@ -56,7 +56,8 @@ from .view import fast_decode
 # Edges are keyed by action and mover: the same action id by another seat is another edge.
 KEY_SEATS = MAXP
 NO_NODE = -1
-# Iterations per numba call when the search watches the clock (about 2 ms).
+# Iterations per numba call when the search watches the clock: short enough that the
+# search stops close to its deadline.
 _CHUNK = 256
 # Of ``max_time``: the sampled exact search may use this share; the tree search stops
 # early enough that even a chunk taking twice its predecessor's time ends before
@@ -117,6 +118,36 @@ def _select(t_child, t_sib, t_key, t_stats, node, buf, n, mover, c, untried):
 
 
 @njit(cache=True)
+def _modelled_step(r, prm, opponent, t_child, t_sib, t_key, t_stats, meta, node, buf, n, mover,
+                   c, untried):
+    """An opponent's move by the playout policy ``opponent``: a branch of the tree, not a
+    choice. Returns (the move, its child; NO_NODE when the tree is full)."""
+    a = policy_action(r, prm, buf, n, opponent)
+    key = a * KEY_SEATS + mover
+    # count the legal children as available (UCB iterations read it), the
+    # policy's move too, also when it is new here
+    _select(t_child, t_sib, t_key, t_stats, node, buf, n, mover, c, untried)
+    ch = _find_child(t_child, t_sib, t_key, node, key)
+    if ch == NO_NODE:
+        ch = _new_child(t_child, t_sib, t_key, t_stats, meta, node, key)
+        if ch != NO_NODE:
+            t_stats[ch, 2] = 1.0
+    return a, ch
+
+
+@njit(cache=True)
+def _ucb_step(r, t_child, t_sib, t_key, t_stats, meta, node, buf, n, mover, c, untried):
+    """A random untried move, which expands the tree, else the best child by UCB.
+    Returns (the move, its child; NO_NODE when the tree is full, whether it expanded)."""
+    ch, k = _select(t_child, t_sib, t_key, t_stats, node, buf, n, mover, c, untried)
+    if k > 0:
+        a = untried[core.rng_below(r, k)]
+        ch = _new_child(t_child, t_sib, t_key, t_stats, meta, node, a * KEY_SEATS + mover)
+        return a, ch, True
+    return t_key[ch] // KEY_SEATS, ch, False
+
+
+@njit(cache=True)
 def search(st, prm, view, iterations, c, policy, opponent, share, t_child, t_sib, t_key,
            t_stats, meta, buf, log, cards, path, movers, rew, untried):
     """Run ISMCTS iterations on the tree (root = node 0) using game 0 of ``st``.
@@ -140,28 +171,13 @@ def search(st, prm, view, iterations, c, policy, opponent, share, t_child, t_sib
         node, depth = 0, 0
         while n > 0 and depth < path.shape[0]:
             mover = r.to_act
-            expanded = False
             if modelled and mover != 0:
-                # an opponent's move by the policy: a branch of the tree, not a choice
-                a = policy_action(r, prm, buf, n, opponent)
-                key = a * KEY_SEATS + mover
-                # count the legal children as available (UCB iterations read it), the
-                # policy's move too, also when it is new here
-                _select(t_child, t_sib, t_key, t_stats, node, buf, n, mover, c, untried)
-                ch = _find_child(t_child, t_sib, t_key, node, key)
-                if ch == NO_NODE:
-                    ch = _new_child(t_child, t_sib, t_key, t_stats, meta, node, key)
-                    if ch != NO_NODE:
-                        t_stats[ch, 2] = 1.0
+                a, ch = _modelled_step(r, prm, opponent, t_child, t_sib, t_key, t_stats, meta,
+                                       node, buf, n, mover, c, untried)
+                expanded = False
             else:
-                ch, k = _select(t_child, t_sib, t_key, t_stats, node, buf, n, mover, c, untried)
-                if k > 0:
-                    a = untried[core.rng_below(r, k)]
-                    ch = _new_child(t_child, t_sib, t_key, t_stats, meta, node,
-                                    a * KEY_SEATS + mover)
-                    expanded = True
-                else:
-                    a = t_key[ch] // KEY_SEATS
+                a, ch, expanded = _ucb_step(r, t_child, t_sib, t_key, t_stats, meta, node, buf,
+                                            n, mover, c, untried)
             n = advance(r, prm, a, buf, log)
             if ch == NO_NODE:
                 break
@@ -188,6 +204,30 @@ def root_visits(t_child, t_sib, t_key, t_stats, out):
 
 
 # ---------------------------------------------------------------- the agent
+
+
+def _optional(value, typ):
+    """``value``, or the text ``""``/``none`` as None and other text parsed as ``typ``."""
+    if isinstance(value, str):
+        return None if value.lower() in ("", "none") else typ(value)
+    return value
+
+
+def _check_options(iterations, time_per_move, max_time, playout: str, opponent: str,
+                   model_share: float) -> None:
+    """Raise ValueError for an ``ISMCTSAgent`` option out of range."""
+    if int(iterations) < 1:
+        raise ValueError(f"iterations must be >= 1, got {iterations!r}")
+    if time_per_move is not None and not time_per_move > 0:
+        raise ValueError(f"time_per_move must be > 0 or None, got {time_per_move!r}")
+    if max_time is not None and not max_time > 0:
+        raise ValueError(f"max_time must be > 0 or None, got {max_time!r}")
+    if playout not in PLAYOUTS:
+        raise ValueError(f"playout must be one of {PLAYOUTS}, got {playout!r}")
+    if opponent != "tree" and opponent not in PLAYOUTS:
+        raise ValueError(f"opponent must be 'tree' or one of {PLAYOUTS}, got {opponent!r}")
+    if not 0.0 <= model_share <= 1.0:
+        raise ValueError(f"model_share must be in [0, 1], got {model_share!r}")
 
 
 class ISMCTSAgent(Agent):
@@ -245,23 +285,10 @@ class ISMCTSAgent(Agent):
                  max_nodes: int = 0, endgame_nodes: int = 10000, pimc_talon: int = 3,
                  pimc_samples: int = 16, pimc_nodes: int = 1000):
         super().__init__(rules)
-        if isinstance(time_per_move, str):  # the registry passes untyped None defaults as text
-            time_per_move = None if time_per_move.lower() in ("", "none") else float(time_per_move)
-        if isinstance(seed, str):
-            seed = None if seed.lower() in ("", "none") else int(seed)
-        if int(iterations) < 1:
-            raise ValueError(f"iterations must be >= 1, got {iterations!r}")
-        if time_per_move is not None and not time_per_move > 0:
-            raise ValueError(f"time_per_move must be > 0 or None, got {time_per_move!r}")
-        if max_time is not None and not max_time > 0:
-            raise ValueError(f"max_time must be > 0 or None, got {max_time!r}")
-        if playout not in PLAYOUTS:
-            raise ValueError(f"playout must be one of {PLAYOUTS}, got {playout!r}")
-        if opponent != "tree" and opponent not in PLAYOUTS:
-            raise ValueError(f"opponent must be 'tree' or one of {PLAYOUTS}, got {opponent!r}")
+        # the registry passes untyped None defaults as text
+        time_per_move, seed = _optional(time_per_move, float), _optional(seed, int)
         model_share = float(model_share)
-        if not 0.0 <= model_share <= 1.0:
-            raise ValueError(f"model_share must be in [0, 1], got {model_share!r}")
+        _check_options(iterations, time_per_move, max_time, playout, opponent, model_share)
         self.opponent = opponent
         self.model_share = model_share
         self.iterations = int(iterations)
@@ -276,11 +303,18 @@ class ISMCTSAgent(Agent):
         self.pimc_nodes = int(pimc_nodes)
         self._solver = (EndgameSolver(rules, self.endgame_nodes, last_card=True, cheap_first=True)
                         if self.endgame_nodes > 0 and rules.num_players == 2 else None)
+        self._allocate(int(max_nodes))
+        self.last_iterations = 0
+        self.reset()
+
+    def _allocate(self, max_nodes: int) -> None:
+        """The tree arrays (``max_nodes`` nodes, 0: enough for the budget) and the scratch
+        arrays of the kernels."""
         # with a policy opponent, one iteration may add a node per opponent move on its
         # path; a full tree only stops growing (the iteration plays out from there)
-        per_it = 1 if opponent == "tree" else 16
-        cap = int(max_nodes) or (per_it * self.iterations + 2 if time_per_move is None
-                                 else 1 << 18)
+        per_it = 1 if self.opponent == "tree" else 16
+        cap = max_nodes or (per_it * self.iterations + 2 if self.time_per_move is None
+                            else 1 << 18)
         self._t_child = np.full(cap, NO_NODE, np.int32)
         self._t_sib = np.full(cap, NO_NODE, np.int32)
         self._t_key = np.zeros(cap, np.int64)
@@ -294,10 +328,8 @@ class ISMCTSAgent(Agent):
         self._cards = np.zeros(NUM_CARDS, np.int64)
         self._path = np.zeros(4096, np.int64)
         self._movers = np.zeros(4096, np.int64)
-        self._rew = np.zeros(rules.num_players, np.float64)
+        self._rew = np.zeros(self.rules.num_players, np.float64)
         self._visits = np.zeros(n_act, np.float64)
-        self.last_iterations = 0
-        self.reset()
 
     def reset(self) -> None:
         self._seed_rng = np.random.default_rng(self.seed) if self.seed is not None else None
