@@ -370,11 +370,9 @@ class ExpertAgent(HeuristicAgent):
             talon, ``expert`` solves 8 random deals of the unseen cards exactly (1,000
             nodes per move) and plays the move with the best summed value.
 
-    The two-player defaults were chosen on 2,000-game checks against ``card_counting``
-    (seed 7): 55.1% with the old end-game search alone, 57-58% with the faster search and
-    a larger node cap, 62% with the sampled search from three talon cards. Over 10,000
-    games (seed 1) the defaults win 60.5% [59.5, 61.5]. With more players neither search
-    applies and the weights alone decide.
+    The two-player search defaults were chosen by tournaments against ``card_counting``
+    (the README has the figures). With more players neither search applies and the
+    weights alone decide.
     """
 
     def __init__(self, rules: Rules, *, w_count: float = W.W_COUNT,

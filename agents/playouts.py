@@ -18,9 +18,8 @@ from .determinize import determinize
 from .endgame import action_card, card_cost
 from .expert_kernel import expert_action
 
-# A playout is abandoned as a draw after this many decisions per deck card (a whole
-# game of random moves: 2 players, 36 cards: 87 decisions, at most ~200; 8 players,
-# 52 cards: 275, at most ~600).
+# A playout is abandoned as a draw after this many decisions per deck card, far more
+# than a whole game of random moves takes at any table size.
 PLAYOUT_CAP_PER_CARD = 16
 PLAYOUTS = ("random", "greedy", "saving", "expert", "expert_count")
 # The "saving" playout takes rather than cover with a trump of this rank index or

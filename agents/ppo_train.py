@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 # numba's and torch's OpenMP workers must not spin while the other one computes:
-# with spinning workers on 2 cores, every torch op after an env step ran ~10x slower.
+# on few cores, spinning workers make every torch op after an env step many times slower.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import json  # noqa: E402
