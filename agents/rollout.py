@@ -23,6 +23,7 @@ from .ppo import PPONet, legal_lists, legal_valid
 from .ppo_config import TrainConfig
 from .selfplay import HeuristicPlayer, Pool
 
+# ``Arena.owner`` of the seats the learner plays (k >= 1: the opponent in slot k).
 LEARNER = 0
 
 
