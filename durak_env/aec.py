@@ -146,6 +146,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import batch as bt
+from . import core
 from .actions import IllegalMoveError
 from .batch import Batch, check_render_mode, rules_from_kwargs
 from .render import render_state
@@ -251,7 +252,7 @@ class raw_env(AECEnv, EzPickle):
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None or not self._seeded:
-            self._b.seed(bt.fresh_seed() if seed is None else seed)
+            self._b.seed(core.fresh_seed() if seed is None else seed)
             self._seeded = True
         deal = self._deal_option(options)
         self.agents = self.possible_agents[:]

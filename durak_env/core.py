@@ -86,6 +86,11 @@ def _state_dtype():
 STATE_DTYPE = _state_dtype()
 
 
+def fresh_seed(bound: int = 1 << 63) -> int:
+    """A seed in ``0..bound-1`` from the operating system's entropy, for when none is given."""
+    return int(np.random.SeedSequence().entropy % bound)
+
+
 def new_state(batch: int) -> np.ndarray:
     """Allocate a batch of games (a record array of ``STATE_DTYPE``), all over until dealt."""
     st = np.zeros(batch, STATE_DTYPE)
@@ -161,14 +166,24 @@ def popcount(m):
     return np.int64((m * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
+# splitmix64: the state advances by GOLDEN_GAMMA, the output is mix64 of the state.
+GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+
+
+@njit(cache=True, inline="always")
+def mix64(z):
+    """The splitmix64 output mixer: a bijective 64-bit hash of ``z`` (uint64)."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
 @njit(cache=True, inline="always")
 def rng_next(r):
     """splitmix64 on the game's own RNG state."""
-    s = r.rng + np.uint64(0x9E3779B97F4A7C15)
+    s = r.rng + GOLDEN_GAMMA
     r.rng = s
-    z = (s ^ (s >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
+    return mix64(s)
 
 
 @njit(cache=True, inline="always")

@@ -14,7 +14,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .records import iter_replay, load_record
+from .game import iter_replay
+from .records import load_record
 from .term import render_terminal, use_color
 
 
