@@ -16,17 +16,24 @@ block              ids                          move
 Blocks that the rules cannot use are empty, so ``n`` is
 ``2 + D + D*D`` for prostoy/podkidnoy, ``+ D`` for perevodnoy and ``+ D`` more
 with ``transfer_show_trump`` (36 cards: 1334, 1370, 1406).
+
+Kernels decode with ``action_kind``, ``action_card`` and ``beaten_card``, which read the
+same offsets from the kernel parameters (``core.kernel_params``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .cards import format_card, parse_card
-from .rules import Rules
+from numba import njit
+
+from .cards import NO_CARD, format_card, parse_card
+from .rules import A_BEAT, A_PLAY, A_SHOW, A_TRANSFER, P_DECK, P_LOW, Rules
 
 PASS = 0
 TAKE = 1
+# The block an action id belongs to, as ``action_kind`` returns it.
+K_PASS, K_TAKE, K_PLAY, K_BEAT, K_TRANSFER, K_SHOW = 0, 1, 2, 3, 4, 5
 
 
 class IllegalMoveError(ValueError):
@@ -130,3 +137,43 @@ class ActionLayout:
         if not 0 <= a < self.n:
             raise IllegalMoveError(f"action id {a} is out of range 0..{self.n - 1}")
         return a
+
+
+# ---------------------------------------------------------------- inside kernels
+
+
+@njit(cache=True, inline="always")
+def action_kind(prm, a):
+    """The block of action id ``a``: ``K_PASS``, ``K_TAKE``, ``K_PLAY``, ... ``K_SHOW``."""
+    if a == PASS:
+        return K_PASS
+    if a == TAKE:
+        return K_TAKE
+    if a < prm[A_BEAT]:
+        return K_PLAY
+    if a < prm[A_TRANSFER]:
+        return K_BEAT
+    if a < prm[A_SHOW]:
+        return K_TRANSFER
+    return K_SHOW
+
+
+@njit(cache=True, inline="always")
+def action_card(prm, a):
+    """The card an action puts down or shows (a beat's covering card); ``NO_CARD`` for
+    pass and take."""
+    if a < prm[A_PLAY]:
+        return NO_CARD
+    if a < prm[A_BEAT]:
+        return a - prm[A_PLAY] + prm[P_LOW]
+    if a < prm[A_TRANSFER]:
+        return (a - prm[A_BEAT]) % prm[P_DECK] + prm[P_LOW]
+    if a < prm[A_SHOW]:
+        return a - prm[A_TRANSFER] + prm[P_LOW]
+    return a - prm[A_SHOW] + prm[P_LOW]
+
+
+@njit(cache=True, inline="always")
+def beaten_card(prm, a):
+    """The attack card that beat action ``a`` covers."""
+    return (a - prm[A_BEAT]) // prm[P_DECK] + prm[P_LOW]

@@ -105,9 +105,9 @@ def _threads_vs_one(run, slots, threads, seconds):
     """Rate of ``run(k)`` (k items in each of ``slots`` parallel slots) on all threads,
     and its ratio to one thread.
 
-    This machine is a VM whose speed can drift by tens of percent from second to
-    second, so one thread and all threads are timed in alternating rounds on the
-    same kernel and the scaling is the median of the per-round ratios.
+    A shared or virtual machine's speed can drift from second to second, so one
+    thread and all threads are timed in alternating rounds on the same kernel and
+    the scaling is the median of the per-round ratios.
     """
     one, many = [], []
     for _ in range(SCALING_ROUNDS):
