@@ -21,9 +21,8 @@ as soon as one move reaches the best value possible. A transposition table of
 bounds (keyed on the talon left too; cleared at each new game, so that a decision
 never depends on earlier games) and the move order do the rest: pass/take last,
 or with ``cheap_first`` the cheapest card first (plain before trump), pass after the
-plain cards and take last. Of 256 end-game positions the search without the narrow
-window gave up on at 10,000 nodes a move, it now solves 123, and 166 with
-``cheap_first``.
+plain cards and take last. The narrow window and ``cheap_first`` both let the search
+prove more positions within the same node cap.
 """
 
 from __future__ import annotations

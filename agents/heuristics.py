@@ -12,10 +12,10 @@ observation, split the mask into moves, then decide by situation:
 - for ``expert``, the two-player late game (a few cards left in the talon), by
   perfect-information Monte Carlo: a few random deals of the unseen cards, each
   solved by the same exact search (capped), and the move with the best summed
-  value (``agents.ismcts.searched_move``, which ``ppo`` can use too).
+  value (``agents.pimc.searched_move``, which ``ppo`` can use too).
 
 ``expert_rules`` (``ExpertRulesAgent``) is ``expert``'s rules without its searches,
-compiled with numba (``agents.ismcts.expert_action``), for where speed matters: as a
+compiled with numba (``agents.expert_kernel.expert_action``), for where speed matters: as a
 batched opponent in PPO training, or as a playout policy.
 
 Every choice is "the cheapest option" under a cost in card-value units, where
@@ -37,15 +37,10 @@ from durak_env.core import DEFEND
 
 from . import weights as W
 from .base import Agent
+from .determinize import determinize_at, view_array
 from .endgame import EndgameSolver
-from .ismcts import (
-    determinize_at,
-    expert_actions,
-    miss_chance,
-    search_applies,
-    searched_move,
-    view_array,
-)
+from .expert_kernel import expert_actions, miss_chance
+from .pimc import search_applies, searched_move
 from .view import MoveCodec, fast_decode
 
 _BEATS = [[int(x) for x in row] for row in BEATS]
@@ -119,7 +114,7 @@ class HeuristicAgent(Agent):
         search_cheap_first: the search tries cheap cards first (see ``EndgameSolver``).
         pimc_talon: with two players and 1 to this many cards in the talon (when the
             end-game search does not apply yet), decide by the sampled exact search of
-            ``agents.ismcts.searched_move`` (0: off; needs ``search_nodes``).
+            ``agents.pimc.searched_move`` (0: off; needs ``search_nodes``).
         pimc_samples: random deals of the unseen cards per such decision.
         pimc_nodes: node cap of the search of each move in each deal (a move whose
             search hits it counts as a draw in that deal).
@@ -375,11 +370,9 @@ class ExpertAgent(HeuristicAgent):
             talon, ``expert`` solves 8 random deals of the unseen cards exactly (1,000
             nodes per move) and plays the move with the best summed value.
 
-    The two-player defaults were chosen on 2,000-game checks against ``card_counting``
-    (seed 7): 55.1% with the old end-game search alone, 57-58% with the faster search and
-    a larger node cap, 62% with the sampled search from three talon cards. Over 10,000
-    games (seed 1) the defaults win 60.5% [59.5, 61.5]. With more players neither search
-    applies and the weights alone decide.
+    The two-player search defaults were chosen by tournaments against ``card_counting``
+    (the README has the figures). With more players neither search applies and the
+    weights alone decide.
     """
 
     def __init__(self, rules: Rules, *, w_count: float = W.W_COUNT,
@@ -400,7 +393,7 @@ class ExpertAgent(HeuristicAgent):
 
 class ExpertRulesAgent(Agent):
     """``expert``'s decision rules without its searches, compiled: the numba
-    ``agents.ismcts.expert_action`` with card counting, on a state rebuilt from the
+    ``agents.expert_kernel.expert_action`` with card counting, on a state rebuilt from the
     observation (``determinize``; the rules read only what the seat sees, so the deal
     of the unseen cards does not matter). It plays as ``expert:search_nodes=0,
     pimc_talon=0`` does, except that it covers several attack cards by a greedy plan,

@@ -1,13 +1,7 @@
 """Information-set Monte Carlo tree search (single-observer ISMCTS, Cowling et al. 2012).
 
-Each iteration samples a *determinization*: a full core game record
-(``core.STATE_DTYPE``) consistent with what the acting seat sees. Cards known to be
-in a hand stay there; every unseen card (the deck minus the own hand, the discard,
-the table, the known cards and the face-up trump card while it lies in the talon)
-is dealt at random to the unknown slots of the other hands and to the talon, whose
-bottom card is the face-up trump.
-Seats are rebuilt relative to the observer (the observer is seat 0 of the
-determinization), which the rules cannot tell apart: play is clockwise modulo ``n``.
+Each iteration samples a *determinization* (``agents.determinize``): a full core
+game record consistent with what the acting seat sees.
 
 One tree is shared by all players: a node is reached by a sequence of
 ``(action, mover)`` edges, a child's statistics are the rewards of the player who
@@ -50,479 +44,26 @@ import numpy as np
 from numba import njit
 
 from durak_env import Rules, core
-from durak_env.cards import BEATS, NUM_CARDS, RANK_MASK
-from durak_env.core import ATTACK, DEFEND, NO_SEAT, ONE, ZERO, bit, popcount
-from durak_env.rules import TABLE_SLOTS
+from durak_env.cards import NUM_CARDS
 
-from . import weights as W
 from .base import Agent
-from .endgame import UNKNOWN, EndgameSolver, action_card, beaten_card, card_cost
+from .determinize import MAXP, determinize, view_array
+from .endgame import EndgameSolver
+from .pimc import pimc_values
+from .playouts import PLAYOUTS, advance, greedy_at, playout, policy_action
 from .view import fast_decode
-
-# ---------------------------------------------------------------- the view array
-
-MAXP = core.MAX_PLAYERS
-# Scalar fields of the int64 view array (card sets are masks in the low 52 bits).
-(V_HAND, V_UNCOV, V_COV, V_COVERING, V_DISCARD, V_TALON, V_TRUMP, V_TCARD, V_ATT, V_DEF,
- V_TOACT, V_OPENER, V_PHASE, V_TAKE, V_NATT, V_LIMIT, V_PASSES) = range(17)
-# Per relative seat r: V_KNOWN + r, V_HSIZE + r, V_INGAME + r, V_SHOWN + r.
-V_KNOWN = 17
-V_HSIZE = V_KNOWN + MAXP
-V_INGAME = V_HSIZE + MAXP
-V_SHOWN = V_INGAME + MAXP
-VIEW_SIZE = V_SHOWN + MAXP
 
 # Edges are keyed by action and mover: the same action id by another seat is another edge.
 KEY_SEATS = MAXP
-# A playout is abandoned as a draw after this many decisions per deck card (a whole
-# game of random moves: 2 players, 36 cards: 87 decisions, at most ~200; 8 players,
-# 52 cards: 275, at most ~600).
-PLAYOUT_CAP_PER_CARD = 16
 NO_NODE = -1
-# Iterations per numba call when the search watches the clock (about 2 ms).
+# Iterations per numba call when the search watches the clock: short enough that the
+# search stops close to its deadline.
 _CHUNK = 256
 # Of ``max_time``: the sampled exact search may use this share; the tree search stops
 # early enough that even a chunk taking twice its predecessor's time ends before
 # ``_SAFE`` of it (a loaded machine's hiccups fit in the rest).
 _PIMC_SHARE = 0.5
 _SAFE = 0.85
-_PLAYOUTS = ("random", "greedy", "saving", "expert", "expert_count")
-# The "saving" playout takes rather than cover with a trump of this rank index or
-# higher (jack and up) while the talon holds more than SAVE_TALON cards.
-SAVE_RANK = 9
-SAVE_TALON = 4
-
-
-def view_array(v) -> np.ndarray:
-    """Pack an ``ObsView`` (seats relative to the observer) into the kernels' int64 array."""
-    out = np.zeros(VIEW_SIZE, np.int64)
-    out[V_HAND], out[V_UNCOV], out[V_COV] = v.hand, v.attack_uncovered, v.attack_covered
-    out[V_COVERING], out[V_DISCARD], out[V_TALON] = v.covering, v.discard, v.talon_size
-    out[V_TRUMP], out[V_TCARD] = v.trump, v.trump_card
-    out[V_ATT], out[V_DEF], out[V_TOACT], out[V_OPENER] = v.attacker, v.defender, v.to_act, v.opener
-    out[V_PHASE], out[V_TAKE], out[V_NATT] = v.phase, int(v.take), v.n_attack
-    out[V_LIMIT], out[V_PASSES] = v.limit, v.passes
-    n = len(v.hand_size)
-    out[V_KNOWN : V_KNOWN + n] = v.known
-    out[V_HSIZE : V_HSIZE + n] = v.hand_size
-    out[V_INGAME : V_INGAME + n] = [int(x) for x in v.in_game]
-    out[V_SHOWN : V_SHOWN + n] = [int(x) for x in v.shown]
-    return out
-
-
-# ---------------------------------------------------------------- determinization
-
-
-@njit(cache=True, inline="always")
-def _deck(prm):
-    """The mask of the cards in play: ids ``P_LOW`` up to the last card."""
-    return ~(bit(prm[core.P_LOW]) - ONE) & (bit(NUM_CARDS) - ONE)
-
-
-@njit(cache=True)
-def _shuffled(r, m, cards):
-    """Write the cards of mask m into cards[:k] in random order; return k."""
-    k = 0
-    while m:
-        c = core.low_card(m)
-        m &= m - ONE
-        j = core.rng_below(r, k + 1)
-        cards[k] = cards[j]
-        cards[j] = c
-        k += 1
-    return k
-
-
-@njit(cache=True)
-def _deal_unseen(r, prm, view, cards):
-    """Deal the unseen cards to the unknown hand slots and the talon; False if they don't fit."""
-    n = prm[core.P_N]
-    talon_n = view[V_TALON]
-    face_up = view[V_TCARD] if talon_n > 0 else -1
-    seen = np.uint64(view[V_HAND] | view[V_DISCARD] | view[V_UNCOV] | view[V_COV]
-                     | view[V_COVERING])
-    if face_up >= 0:
-        seen |= bit(face_up)
-    for q in range(1, n):
-        seen |= np.uint64(view[V_KNOWN + q])
-    k = _shuffled(r, _deck(prm) & ~seen, cards)
-    need = talon_n - (1 if face_up >= 0 else 0)
-    for q in range(1, n):
-        need += view[V_HSIZE + q] - popcount(np.uint64(view[V_KNOWN + q]))
-    if need != k or (talon_n > 0 and face_up < 0):
-        return False
-    r.hands[0] = np.uint64(view[V_HAND])
-    j = 0
-    for q in range(1, MAXP):
-        h = ZERO
-        if q < n:
-            h = np.uint64(view[V_KNOWN + q])
-            for _ in range(view[V_HSIZE + q] - popcount(h)):
-                h |= bit(cards[j])
-                j += 1
-        r.hands[q] = h
-    for i in range(NUM_CARDS):
-        r.talon[i] = -1
-    for i in range(talon_n - 1):
-        r.talon[i] = cards[j + i]
-    if face_up >= 0:
-        r.talon[talon_n - 1] = face_up
-    r.talon_top = 0
-    r.talon_end = talon_n
-    r.trump_card = face_up
-    return True
-
-
-@njit(cache=True)
-def _set_table(r, view):
-    """Attack slots: covered cards first, each paired with a covering card that beats it
-    when the greedy pairing finds one (only the masks matter for the future)."""
-    trump = view[V_TRUMP]
-    cov, covering = np.uint64(view[V_COV]), np.uint64(view[V_COVERING])
-    for i in range(TABLE_SLOTS):
-        r.attack[i] = -1
-        r.cover[i] = -1
-    k = 0
-    ranks = ZERO
-    free = covering
-    while cov:
-        a = core.low_card(cov)
-        cov &= cov - ONE
-        fit = free & BEATS[trump, a]
-        b = core.low_card(fit) if fit else core.low_card(free)
-        free &= ~bit(b)
-        r.attack[k] = a
-        r.cover[k] = b
-        ranks |= RANK_MASK[a >> 2] | RANK_MASK[b >> 2]
-        k += 1
-    unc = np.uint64(view[V_UNCOV])
-    r.n_uncovered = popcount(unc)
-    while unc:
-        a = core.low_card(unc)
-        unc &= unc - ONE
-        r.attack[k] = a
-        ranks |= RANK_MASK[a >> 2]
-        k += 1
-    r.n_attack = k
-    r.table_ranks = ranks
-    return k == view[V_NATT]
-
-
-@njit(cache=True)
-def _set_roles(r, prm, view):
-    """Roles, phase and the thrower list; False if to_act is not where the phase says."""
-    n = prm[core.P_N]
-    r.n_out = 0
-    for p in range(MAXP):
-        r.in_game[p] = view[V_INGAME + p] if p < n else 0
-        r.shown[p] = view[V_SHOWN + p] if p < n else 0
-        r.known[p] = np.uint64(view[V_KNOWN + p]) if p > 0 else ZERO
-        r.out_order[p] = -1
-    for p in range(n):
-        if not r.in_game[p]:
-            r.out_order[r.n_out] = p
-            r.n_out += 1
-    r.discard = np.uint64(view[V_DISCARD])
-    r.trump = view[V_TRUMP]
-    r.attacker, r.defender = view[V_ATT], view[V_DEF]
-    r.opener, r.to_act = view[V_OPENER], view[V_TOACT]
-    r.phase, r.take = view[V_PHASE], view[V_TAKE]
-    r.limit, r.passes = view[V_LIMIT], view[V_PASSES]
-    r.durak = NO_SEAT
-    core.set_throwers(r, prm)
-    r.thrower_idx = 0
-    if r.phase == DEFEND:
-        return r.to_act == r.defender
-    for i in range(r.n_throwers):
-        if r.throwers[i] == r.to_act:
-            r.thrower_idx = i
-            return True
-    return False
-
-
-@njit(cache=True)
-def determinize(r, prm, view, cards):
-    """Write into the record r a random full state consistent with the observer's view.
-
-    ``view`` is ``view_array(decoded observation)`` (observer = seat 0); ``cards`` is
-    int64[52] scratch; randomness comes from ``r.rng``. Returns False when the
-    view is inconsistent (the state is then unusable).
-    """
-    if view[V_PHASE] != ATTACK and view[V_PHASE] != DEFEND:
-        return False
-    if not _deal_unseen(r, prm, view, cards):
-        return False
-    if not _set_table(r, view):
-        return False
-    return _set_roles(r, prm, view)
-
-
-@njit(cache=True)
-def determinize_at(st, g, prm, view, cards):
-    """``determinize`` on game g of the batch ``st`` (the entry point from Python)."""
-    return determinize(st[g], prm, view, cards)
-
-
-# ---------------------------------------------------------------- playout policies
-
-
-@njit(cache=True)
-def greedy_action(r, prm, buf, n, save=False):
-    """Attack and throw in with the cheapest plain card (open with the cheapest card),
-    cover with the cheapest beater, else transfer with a plain card, else take.
-
-    With ``save``, take instead of covering with a high trump (``SAVE_RANK``) while
-    the talon holds more than ``SAVE_TALON`` cards."""
-    trump = r.trump
-    a_play, a_beat, a_tr = prm[core.A_PLAY], prm[core.A_BEAT], prm[core.A_TRANSFER]
-    opening = r.n_attack == 0
-    best, best_cost = -1, 1 << 30
-    if r.phase == ATTACK:
-        for i in range(n):
-            a = buf[i]
-            if a >= a_play and a < a_beat:
-                cost = card_cost(action_card(a, prm), trump)
-                if cost < best_cost and (opening or cost < 16):
-                    best, best_cost = a, cost
-        return best if best >= 0 else buf[0]
-    for i in range(n):
-        a = buf[i]
-        if a >= a_beat and a < a_tr:
-            cost = card_cost(action_card(a, prm), trump)
-        elif a >= a_tr and a < prm[core.A_SHOW]:
-            cost = 100 + card_cost(action_card(a, prm), trump)
-            if cost >= 116:
-                continue
-        else:
-            continue
-        if cost < best_cost:
-            best, best_cost = a, cost
-    if save and best_cost < 100 and best_cost >= 16 + SAVE_RANK \
-            and r.talon_end - r.talon_top > SAVE_TALON:
-        return 1
-    return best if best >= 0 else 1
-
-
-@njit(cache=True, inline="always")
-def _ex_value(c, trump, low_rank, top):
-    return ((c >> 2) - low_rank) / top + (1.0 if (c & 3) == trump else 0.0)
-
-
-# The expert's costs, term for term and summed in the same order as
-# ``HeuristicAgent.trump_cost``, ``spend_cost`` and ``attack_cost`` (a test compares them).
-
-
-@njit(cache=True, inline="always")
-def _ex_trump_cost(c, val, trump, frac):
-    """``HeuristicAgent.trump_cost`` with the expert's weights (val: ``_ex_value``)."""
-    return frac * (W.W_TRUMP + W.W_HIGH * (val - 1.0)) if (c & 3) == trump else 0.0
-
-
-@njit(cache=True, inline="always")
-def _ex_spend(c, hand, trump, low_rank, top, frac):
-    """``HeuristicAgent.spend_cost`` with the expert's weights."""
-    val = _ex_value(c, trump, low_rank, top)
-    return (val - 0.75 + _ex_trump_cost(c, val, trump, frac)
-            + W.W_PAIRS * 0.5 * min(popcount(hand & RANK_MASK[c >> 2]) - 1, 1))
-
-
-@njit(cache=True)
-def unseen_pool(r, prm):
-    """The cards the player to act cannot place: not in its hand, the discard, on the
-    table, known to be in another hand, or the face-up trump still in the talon."""
-    me = r.to_act
-    seen = r.hands[me] | r.discard
-    for k in range(r.n_attack):
-        seen |= bit(r.attack[k])
-        if r.cover[k] >= 0:
-            seen |= bit(r.cover[k])
-    for p in range(prm[core.P_N]):
-        if p != me:
-            seen |= r.known[p]
-    if r.talon_end > r.talon_top and r.trump_card >= 0:
-        seen |= bit(r.trump_card)
-    return _deck(prm) & ~seen
-
-
-@njit(cache=True)
-def beat_chance(r, c, pool):
-    """``Situation.beat_prob`` of the defender, from what the player to act sees: 1 if a
-    card known to be in the defender's hand beats c, else the chance that one of its
-    unknown cards does, dealt from ``pool`` (``unseen_pool``; hypergeometric)."""
-    d = r.defender
-    beaters = BEATS[r.trump, c]
-    if r.known[d] & beaters:
-        return 1.0
-    slots = np.int64(popcount(r.hands[d])) - np.int64(popcount(r.known[d]))
-    total, good = np.int64(popcount(pool)), np.int64(popcount(pool & beaters))
-    return 1.0 - miss_chance(slots, total, good)
-
-
-@njit(cache=True)
-def miss_chance(slots, total, good):
-    """The chance that none of ``slots`` cards dealt from ``total`` cards is one of
-    ``good`` of them (hypergeometric; ``Situation.beat_prob`` calls it too)."""
-    miss = 1.0
-    for i in range(slots):
-        if total - i <= 0:
-            break
-        miss *= max(0, total - good - i) / (total - i)
-    return miss
-
-
-@njit(cache=True)
-def expert_action(r, prm, buf, n, count=False):
-    """The ``expert`` heuristic's decision rules (without its searches): attack with the
-    card of least cost (value, trump saving, pairs, the chance the defender beats it),
-    throw in only cheap cards or cards the defender will not beat, cover by the cheapest
-    plan (greedy per attack card) unless taking or transferring is cheaper.
-
-    With ``count`` the defender's chances come from card counting (``beat_chance``, as
-    ``expert`` does, from public information only); without, from the defender's real
-    hand, which a playout inside a determinization may use."""
-    me = r.to_act
-    hand = r.hands[me]
-    trump = r.trump
-    low_rank = prm[core.P_LOW] >> 2
-    top = 12 - low_rank
-    talon = r.talon_end - r.talon_top
-    start = max(1, prm[core.P_DECK] - prm[core.P_N] * prm[core.P_HAND])
-    frac = talon / start
-    a_play, a_beat, a_tr, a_show = prm[core.A_PLAY], prm[core.A_BEAT], prm[core.A_TRANSFER], \
-        prm[core.A_SHOW]
-    if r.phase == ATTACK:
-        dh = r.hands[r.defender]
-        pool = unseen_pool(r, prm) if count else ZERO
-        best, best_cost, best_c, best_p = -1, 1e300, -1, 0.0
-        for i in range(n):
-            a = buf[i]
-            if a >= a_play and a < a_beat:
-                c = action_card(a, prm)
-                val = _ex_value(c, trump, low_rank, top)
-                cost = (val + _ex_trump_cost(c, val, trump, frac)
-                        - W.W_PAIRS * min(popcount(hand & RANK_MASK[c >> 2]) - 1, 2))
-                p = beat_chance(r, c, pool) if count else (1.0 if dh & BEATS[trump, c] else 0.0)
-                cost += W.W_COUNT * p
-                if cost < best_cost:
-                    best, best_cost, best_c, best_p = a, cost, c, p
-        if best < 0:
-            return buf[0]
-        if r.n_attack == 0:
-            return best
-        is_trump = (best_c & 3) == trump
-        if r.take:
-            ok = (talon == 0 and not is_trump) or \
-                _ex_value(best_c, trump, low_rank, top) <= W.JUNK_MAX
-            return best if ok else 0
-        if talon == 0 or best_cost <= W.THROW_MAX + (1.0 - frac) * 2.0:
-            return best
-        if is_trump:
-            return 0
-        return best if best_p <= W.FORCE_TAKE else 0
-    # defence: show, transfer, cover or take
-    can_take = False
-    best_tr, best_tr_cost = -1, 1e300
-    for i in range(n):
-        a = buf[i]
-        if a >= a_show:
-            return a
-        if a == 1:
-            can_take = True
-        elif a >= a_tr:
-            cost = _ex_spend(action_card(a, prm), hand, trump, low_rank, top, frac)
-            if cost < best_tr_cost:
-                best_tr, best_tr_cost = a, cost
-    # the plan covers the uncovered cards in card order: the order they were played in is
-    # not in the observation, and the decision must not depend on what a seat cannot see
-    uncovered = ZERO
-    for k in range(r.n_attack):
-        if r.cover[k] < 0:
-            uncovered |= bit(r.attack[k])
-    used = ZERO
-    cover, first = 0.0, -1
-    while uncovered:
-        att = core.low_card(uncovered)
-        uncovered &= uncovered - ONE
-        pick, pick_cost, pick_c = -1, 1e300, -1
-        for i in range(n):
-            a = buf[i]
-            if a >= a_beat and a < a_tr and beaten_card(a, prm) == att:
-                c = action_card(a, prm)
-                if used & bit(c):
-                    continue
-                cost = _ex_spend(c, hand, trump, low_rank, top, frac)
-                if cost < pick_cost:
-                    pick, pick_cost, pick_c = a, cost, c
-        if pick < 0:
-            cover = 1e300
-            break
-        used |= bit(pick_c)
-        cover += pick_cost
-        if first < 0:
-            first = pick
-    if best_tr >= 0 and best_tr_cost <= cover:
-        return best_tr
-    n_table = 0
-    for k in range(r.n_attack):
-        n_table += 1 if r.cover[k] < 0 else 2
-    take = W.TAKE_BASE + W.TAKE_CARD * n_table
-    if first < 0 or (can_take and take < cover):
-        return 1 if can_take else buf[0]
-    return first
-
-
-@njit(cache=True)
-def expert_actions(st, prm, buf, n_legal, rows, out):
-    """``expert_action`` with card counting for games ``rows`` of a batch whose legal
-    actions are ``buf[g, :n_legal[g]]`` (a ``Batch``): the batched ``expert_rules``."""
-    b = core.borrowed
-    st, prm, buf, n_legal, rows, out = b(st), b(prm), b(buf), b(n_legal), b(rows), b(out)
-    for i in range(len(rows)):
-        g = rows[i]
-        out[i] = expert_action(st[g], prm, buf[g], n_legal[g], True)
-
-
-@njit(cache=True)
-def advance(r, prm, action, buf, log):
-    """core.step, returning only the number of legal moves that follow."""
-    n, _ = core.step(r, prm, action, buf, log)
-    return n
-
-
-@njit(cache=True)
-def playout(r, prm, n, buf, log, policy):
-    """Play on with policy 0 random, 1 greedy, 2 saving, 3 expert, 4 expert with card
-    counting (n legal moves in buf).
-
-    With an empty talon, cards can circulate for ever (each side keeps taking), and
-    a deterministic policy can repeat such a cycle: a playout stops after
-    ``PLAYOUT_CAP_PER_CARD * deck size`` decisions, unfinished, and scores as a draw.
-    """
-    for _ in range(PLAYOUT_CAP_PER_CARD * prm[core.P_DECK]):
-        if n <= 0:
-            return
-        n = advance(r, prm, policy_action(r, prm, buf, n, policy), buf, log)
-
-
-@njit(cache=True)
-def policy_action(r, prm, buf, n, policy):
-    """The move of playout policy ``policy`` (see ``playout``) among the n legal moves in buf."""
-    if policy == 0:
-        return buf[core.rng_below(r, n)]
-    if policy >= 3:
-        return expert_action(r, prm, buf, n, policy == 4)
-    return greedy_action(r, prm, buf, n, policy == 2)
-
-
-@njit(cache=True)
-def greedy_at(st, prm, view, cards, buf):
-    """The greedy policy's move in a determinization of the view (game 0 of ``st``);
-    -1 if the view cannot be determinized. Meant for fully known positions."""
-    r = st[0]
-    if not determinize(r, prm, view, cards):
-        return -1
-    n = core.legal_actions(r, prm, buf)
-    return greedy_action(r, prm, buf, n) if n > 0 else -1
 
 
 # ---------------------------------------------------------------- the tree
@@ -577,6 +118,36 @@ def _select(t_child, t_sib, t_key, t_stats, node, buf, n, mover, c, untried):
 
 
 @njit(cache=True)
+def _modelled_step(r, prm, opponent, t_child, t_sib, t_key, t_stats, meta, node, buf, n, mover,
+                   c, untried):
+    """An opponent's move by the playout policy ``opponent``: a branch of the tree, not a
+    choice. Returns (the move, its child; NO_NODE when the tree is full)."""
+    a = policy_action(r, prm, buf, n, opponent)
+    key = a * KEY_SEATS + mover
+    # count the legal children as available (UCB iterations read it), the
+    # policy's move too, also when it is new here
+    _select(t_child, t_sib, t_key, t_stats, node, buf, n, mover, c, untried)
+    ch = _find_child(t_child, t_sib, t_key, node, key)
+    if ch == NO_NODE:
+        ch = _new_child(t_child, t_sib, t_key, t_stats, meta, node, key)
+        if ch != NO_NODE:
+            t_stats[ch, 2] = 1.0
+    return a, ch
+
+
+@njit(cache=True)
+def _ucb_step(r, t_child, t_sib, t_key, t_stats, meta, node, buf, n, mover, c, untried):
+    """A random untried move, which expands the tree, else the best child by UCB.
+    Returns (the move, its child; NO_NODE when the tree is full, whether it expanded)."""
+    ch, k = _select(t_child, t_sib, t_key, t_stats, node, buf, n, mover, c, untried)
+    if k > 0:
+        a = untried[core.rng_below(r, k)]
+        ch = _new_child(t_child, t_sib, t_key, t_stats, meta, node, a * KEY_SEATS + mover)
+        return a, ch, True
+    return t_key[ch] // KEY_SEATS, ch, False
+
+
+@njit(cache=True)
 def search(st, prm, view, iterations, c, policy, opponent, share, t_child, t_sib, t_key,
            t_stats, meta, buf, log, cards, path, movers, rew, untried):
     """Run ISMCTS iterations on the tree (root = node 0) using game 0 of ``st``.
@@ -600,28 +171,13 @@ def search(st, prm, view, iterations, c, policy, opponent, share, t_child, t_sib
         node, depth = 0, 0
         while n > 0 and depth < path.shape[0]:
             mover = r.to_act
-            expanded = False
             if modelled and mover != 0:
-                # an opponent's move by the policy: a branch of the tree, not a choice
-                a = policy_action(r, prm, buf, n, opponent)
-                key = a * KEY_SEATS + mover
-                # count the legal children as available (UCB iterations read it), the
-                # policy's move too, also when it is new here
-                _select(t_child, t_sib, t_key, t_stats, node, buf, n, mover, c, untried)
-                ch = _find_child(t_child, t_sib, t_key, node, key)
-                if ch == NO_NODE:
-                    ch = _new_child(t_child, t_sib, t_key, t_stats, meta, node, key)
-                    if ch != NO_NODE:
-                        t_stats[ch, 2] = 1.0
+                a, ch = _modelled_step(r, prm, opponent, t_child, t_sib, t_key, t_stats, meta,
+                                       node, buf, n, mover, c, untried)
+                expanded = False
             else:
-                ch, k = _select(t_child, t_sib, t_key, t_stats, node, buf, n, mover, c, untried)
-                if k > 0:
-                    a = untried[core.rng_below(r, k)]
-                    ch = _new_child(t_child, t_sib, t_key, t_stats, meta, node,
-                                    a * KEY_SEATS + mover)
-                    expanded = True
-                else:
-                    a = t_key[ch] // KEY_SEATS
+                a, ch, expanded = _ucb_step(r, t_child, t_sib, t_key, t_stats, meta, node, buf,
+                                            n, mover, c, untried)
             n = advance(r, prm, a, buf, log)
             if ch == NO_NODE:
                 break
@@ -647,66 +203,31 @@ def root_visits(t_child, t_sib, t_key, t_stats, out):
         ch = t_sib[ch]
 
 
-# ---------------------------------------------------------------- sampled exact search
-
-
-def pimc_values(solver: EndgameSolver, view: np.ndarray, order: list[int], samples: int,
-                nodes: int, rng: np.random.Generator, cards: np.ndarray,
-                deadline: float | None = None) -> np.ndarray | None:
-    """Perfect-information Monte Carlo with exact search (two players).
-
-    Deals the unseen cards of ``view`` at random (``determinize``: the face-up trump
-    stays at the talon's bottom) ``samples`` times, seeded from ``rng`` only, and solves
-    every action of ``order`` in each deal with the end-game search (+1 win, 0 draw or
-    ``nodes`` reached, -1 loss).
-
-    Args:
-        deadline: a ``time.perf_counter()`` time; after the first deal, no deal is
-            started that would end past it by the time the longest deal so far took
-            (None: all ``samples`` deals). Every action is solved in the same deals,
-            so totals over fewer deals still compare.
-
-    Returns:
-        The summed values, one per action of ``order``; None if the view cannot be
-        determinized.
-    """
-    solver.st["rng"][0] = np.uint64(int(rng.integers(0, 2**63)))
-    total = np.zeros(len(order), np.int64)
-    longest, now = 0.0, time.perf_counter()
-    for i in range(samples):
-        if deadline is not None and i > 0 and now + longest >= deadline:
-            break
-        if not determinize_at(solver.st, 0, solver.prm, view, cards):
-            return None
-        values = solver.root_values(order, nodes)
-        total += np.where(values == UNKNOWN, 0, values)
-        last, now = now, time.perf_counter()
-        longest = max(longest, now - last)
-    return total
-
-
-def search_applies(solver: EndgameSolver | None, v, pimc_talon: int) -> bool:
-    """Whether ``searched_move`` decides in the position seen in ``v``: the end-game
-    solver applies, or 1 to ``pimc_talon`` cards are left in the talon (two players)."""
-    return solver is not None and (solver.applies(v) or 0 < v.talon_size <= pimc_talon)
-
-
-def searched_move(solver: EndgameSolver, v, order: list[int], samples: int, nodes: int,
-                  rng: np.random.Generator, cards: np.ndarray) -> int:
-    """The exact searches' move where ``search_applies``, for a player whose own
-    choices in preference order are ``order``: the end-game solver's move once every
-    card is placed, otherwise the best ``pimc_values`` total; ties, a position the solver
-    gives up on and one that cannot be determinized go to the earliest in ``order``.
-    ``expert`` and ``ppo`` decide so; ``ismcts`` searches its tree instead of settling
-    for a tie or a proven loss."""
-    if solver.applies(v):
-        a = solver.solve(v, order)
-        return order[0] if a is None else int(a)
-    total = pimc_values(solver, view_array(v), order, samples, nodes, rng, cards)
-    return order[0] if total is None else order[int(np.argmax(total))]
-
-
 # ---------------------------------------------------------------- the agent
+
+
+def _optional(value, typ):
+    """``value``, or the text ``""``/``none`` as None and other text parsed as ``typ``."""
+    if isinstance(value, str):
+        return None if value.lower() in ("", "none") else typ(value)
+    return value
+
+
+def _check_options(iterations, time_per_move, max_time, playout: str, opponent: str,
+                   model_share: float) -> None:
+    """Raise ValueError for an ``ISMCTSAgent`` option out of range."""
+    if int(iterations) < 1:
+        raise ValueError(f"iterations must be >= 1, got {iterations!r}")
+    if time_per_move is not None and not time_per_move > 0:
+        raise ValueError(f"time_per_move must be > 0 or None, got {time_per_move!r}")
+    if max_time is not None and not max_time > 0:
+        raise ValueError(f"max_time must be > 0 or None, got {max_time!r}")
+    if playout not in PLAYOUTS:
+        raise ValueError(f"playout must be one of {PLAYOUTS}, got {playout!r}")
+    if opponent != "tree" and opponent not in PLAYOUTS:
+        raise ValueError(f"opponent must be 'tree' or one of {PLAYOUTS}, got {opponent!r}")
+    if not 0.0 <= model_share <= 1.0:
+        raise ValueError(f"model_share must be in [0, 1], got {model_share!r}")
 
 
 class ISMCTSAgent(Agent):
@@ -764,23 +285,10 @@ class ISMCTSAgent(Agent):
                  max_nodes: int = 0, endgame_nodes: int = 10000, pimc_talon: int = 3,
                  pimc_samples: int = 16, pimc_nodes: int = 1000):
         super().__init__(rules)
-        if isinstance(time_per_move, str):  # the registry passes untyped None defaults as text
-            time_per_move = None if time_per_move.lower() in ("", "none") else float(time_per_move)
-        if isinstance(seed, str):
-            seed = None if seed.lower() in ("", "none") else int(seed)
-        if int(iterations) < 1:
-            raise ValueError(f"iterations must be >= 1, got {iterations!r}")
-        if time_per_move is not None and not time_per_move > 0:
-            raise ValueError(f"time_per_move must be > 0 or None, got {time_per_move!r}")
-        if max_time is not None and not max_time > 0:
-            raise ValueError(f"max_time must be > 0 or None, got {max_time!r}")
-        if playout not in _PLAYOUTS:
-            raise ValueError(f"playout must be one of {_PLAYOUTS}, got {playout!r}")
-        if opponent != "tree" and opponent not in _PLAYOUTS:
-            raise ValueError(f"opponent must be 'tree' or one of {_PLAYOUTS}, got {opponent!r}")
+        # the registry passes untyped None defaults as text
+        time_per_move, seed = _optional(time_per_move, float), _optional(seed, int)
         model_share = float(model_share)
-        if not 0.0 <= model_share <= 1.0:
-            raise ValueError(f"model_share must be in [0, 1], got {model_share!r}")
+        _check_options(iterations, time_per_move, max_time, playout, opponent, model_share)
         self.opponent = opponent
         self.model_share = model_share
         self.iterations = int(iterations)
@@ -795,11 +303,18 @@ class ISMCTSAgent(Agent):
         self.pimc_nodes = int(pimc_nodes)
         self._solver = (EndgameSolver(rules, self.endgame_nodes, last_card=True, cheap_first=True)
                         if self.endgame_nodes > 0 and rules.num_players == 2 else None)
+        self._allocate(int(max_nodes))
+        self.last_iterations = 0
+        self.reset()
+
+    def _allocate(self, max_nodes: int) -> None:
+        """The tree arrays (``max_nodes`` nodes, 0: enough for the budget) and the scratch
+        arrays of the kernels."""
         # with a policy opponent, one iteration may add a node per opponent move on its
         # path; a full tree only stops growing (the iteration plays out from there)
-        per_it = 1 if opponent == "tree" else 16
-        cap = int(max_nodes) or (per_it * self.iterations + 2 if time_per_move is None
-                                 else 1 << 18)
+        per_it = 1 if self.opponent == "tree" else 16
+        cap = max_nodes or (per_it * self.iterations + 2 if self.time_per_move is None
+                            else 1 << 18)
         self._t_child = np.full(cap, NO_NODE, np.int32)
         self._t_sib = np.full(cap, NO_NODE, np.int32)
         self._t_key = np.zeros(cap, np.int64)
@@ -813,10 +328,8 @@ class ISMCTSAgent(Agent):
         self._cards = np.zeros(NUM_CARDS, np.int64)
         self._path = np.zeros(4096, np.int64)
         self._movers = np.zeros(4096, np.int64)
-        self._rew = np.zeros(rules.num_players, np.float64)
+        self._rew = np.zeros(self.rules.num_players, np.float64)
         self._visits = np.zeros(n_act, np.float64)
-        self.last_iterations = 0
-        self.reset()
 
     def reset(self) -> None:
         self._seed_rng = np.random.default_rng(self.seed) if self.seed is not None else None
@@ -875,8 +388,8 @@ class ISMCTSAgent(Agent):
         passed, and never past ``max_time`` since ``start``."""
         self._meta[0] = 1
         self._t_child[0] = NO_NODE
-        opponent = -1 if self.opponent == "tree" else _PLAYOUTS.index(self.opponent)
-        args = (self.c, _PLAYOUTS.index(self.playout), opponent, self.model_share,
+        opponent = -1 if self.opponent == "tree" else PLAYOUTS.index(self.opponent)
+        args = (self.c, PLAYOUTS.index(self.playout), opponent, self.model_share,
                 self._t_child, self._t_sib, self._t_key, self._t_stats, self._meta, self._buf,
                 self._log, self._cards, self._path, self._movers, self._rew, self._untried)
         budget, chunk = self.iterations, _CHUNK

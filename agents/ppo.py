@@ -32,7 +32,7 @@ from durak_env.observation import LAYOUT_VERSION, observation_size
 
 from .base import Agent
 from .endgame import EndgameSolver
-from .ismcts import search_applies, searched_move
+from .pimc import search_applies, searched_move
 from .view import fast_decode
 
 CHECKPOINT_FORMAT = 1
@@ -145,9 +145,6 @@ class PPONet(nn.Module):
             self.actor = layer_init(nn.Linear(width, self.layout.n), std=0.01)
         self.critic = layer_init(nn.Linear(width, 1), std=1.0)
 
-    def get_value(self, x: torch.Tensor) -> torch.Tensor:
-        return self.critic(self.trunk(x)).squeeze(-1)
-
     def legal_logits(self, hidden: torch.Tensor, ids: torch.Tensor,
                      valid: torch.Tensor) -> torch.Tensor:
         """Logits ``[B, W]`` of the listed action ids; padding gets ``NEG``."""
@@ -187,20 +184,6 @@ class PPONet(nn.Module):
         p = logp_all.exp()
         entropy = -(p * torch.where(valid, logp_all, torch.zeros_like(logp_all))).sum(-1)
         return action, logp, entropy, self.critic(hidden).squeeze(-1)
-
-
-@torch.inference_mode()
-def policy_act(net: PPONet, obs: np.ndarray, mask: np.ndarray, greedy: bool = False,
-               generator_seed: int | None = None) -> np.ndarray:
-    """Batched action ids for observations and dense masks (inference only)."""
-    ids, counts = legal_lists(mask)
-    t_ids = torch.from_numpy(ids)
-    valid = legal_valid(torch.from_numpy(counts), ids.shape[1])
-    if generator_seed is not None:
-        torch.manual_seed(generator_seed)
-    pos, _, _, _ = net.get_action_and_value(torch.from_numpy(np.ascontiguousarray(obs)),
-                                            t_ids, valid, greedy=greedy)
-    return ids[np.arange(len(ids)), pos.numpy()]
 
 
 # ---------------------------------------------------------------- checkpoints
@@ -276,7 +259,7 @@ class PPOAgent(Agent):
             cards in the talon, rate every move by ``pimc_values`` (exact search of
             ``pimc_samples`` random deals, ``pimc_nodes`` nodes per move) and play the
             policy's favourite among the best (needs ``endgame_nodes``; 0: off). Both
-            searches are ``agents.ismcts.searched_move``, as ``expert`` plays them.
+            searches are ``agents.pimc.searched_move``, as ``expert`` plays them.
     """
 
     name = "ppo"
@@ -360,14 +343,3 @@ class PPOAgent(Agent):
         search = "" if self._solver is None else (
             f", endgame_nodes={self._solver.max_nodes}, pimc_talon={self.pimc_talon}")
         return f"PPOAgent({self.path!r}, greedy={self.greedy}{search})"
-
-
-def export_checkpoint(src: str | Path, dst: str | Path) -> Path:
-    """Copy a training checkpoint without the opponent pool and history (a small file)."""
-    data = torch.load(Path(src), map_location="cpu", weights_only=False)
-    for key in ("pool", "history"):
-        data.pop(key, None)
-    dst = Path(dst)
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    torch.save(data, dst)
-    return dst

@@ -85,7 +85,7 @@ class SelfPlayConfig:
     """Agent specs (``agents.make_agent``) for the heuristic games, drawn uniformly.
     ``random`` and ``expert_rules`` (the expert's rules, card counting included, without
     its searches) act for all their games in one compiled call; any other spec acts one
-    game at a time in Python (``expert``: ~3 ms a decision, too slow for rollouts)."""
+    game at a time in Python (``expert`` so is too slow for rollouts)."""
     snapshot_every: int = 10
     """Add a snapshot of the learner to the pool every this many updates."""
     pool_size: int = 20
@@ -111,7 +111,7 @@ class EvalConfig:
     """Agent specs to evaluate against."""
     heuristic_games: int = 64
     """Cap on ``games`` and ``final_games`` for opponents other than ``random``: they act
-    one observation at a time in Python (``expert`` takes ~10-20 ms per decision)."""
+    one observation at a time in Python (``expert`` searches too), far slower than ``random``."""
     greedy: bool = True
     """Evaluate the greedy (argmax) policy rather than sampling."""
 

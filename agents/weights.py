@@ -1,8 +1,8 @@
 """The ``expert`` heuristic's default weights, in card-value units (a card's rank
 scaled to 0..1, plus 1 for a trump; see ``agents.heuristics``).
 
-``ExpertAgent`` takes them as its defaults and the numba ``expert`` playout of
-``agents.ismcts`` plays by them, so both change together.
+``ExpertAgent`` takes them as its defaults and its numba rules
+(``agents.expert_kernel``) play by them, so both change together.
 """
 
 W_COUNT = 0.4  # chance that an attack card gets beaten

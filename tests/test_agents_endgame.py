@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from agents import make_agent
+from agents.determinize import view_array
 from agents.endgame import UNKNOWN, EndgameSolver
-from agents.ismcts import pimc_values, view_array
+from agents.pimc import pimc_values
 from agents.view import fast_decode
 from durak_env import Game, Rules
 from durak_env.cards import NUM_CARDS

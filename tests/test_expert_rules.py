@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from agents import ExpertRulesAgent, make_agent
-from agents.ismcts import expert_action
-from agents.ppo_train import ExpertRulesPlayer, make_player
+from agents.expert_kernel import expert_action
+from agents.selfplay import ExpertRulesPlayer, make_player
 from durak_env import Game, Rules, core
 from durak_env.vector import VectorEnv
 

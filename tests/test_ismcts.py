@@ -5,16 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from agents.determinize import determinize_at, view_array
+from agents.expert_kernel import expert_action
 from agents.heuristics import ExpertAgent, Situation
-from agents.ismcts import (
-    KEY_SEATS,
-    SAVE_TALON,
-    ISMCTSAgent,
-    determinize_at,
-    expert_action,
-    greedy_action,
-    view_array,
-)
+from agents.ismcts import KEY_SEATS, ISMCTSAgent
+from agents.playouts import SAVE_TALON, greedy_action
 from durak_env import Game, Rules, core, decode, observation
 from durak_env.cards import BEATS, NUM_CARDS, deck_mask, format_mask
 

@@ -298,9 +298,9 @@ def test_recorded_games_replay_to_the_tournament_result(tmp_path, players, specs
 
 
 def test_a_game_stopped_at_the_move_limit_is_recorded_unfinished(monkeypatch):
-    import agents.tournament as tournament
+    import agents.tournament.play as play
 
-    monkeypatch.setattr(tournament, "MAX_DECISIONS", 3)
+    monkeypatch.setattr(play, "MAX_DECISIONS", 3)
     with pytest.warns(UserWarning, match="scored as a draw"):
         r = run(Rules(), ["greedy", "random"], 1, seed=4, progress=False, record=1)[0]
     assert r.durak == -1 and r.record["result"]["over"] is False

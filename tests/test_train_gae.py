@@ -7,7 +7,8 @@ import pytest
 
 pytest.importorskip("torch")
 
-from agents.ppo_train import Rollout, SeatBook, compute_gae  # noqa: E402
+from agents.ppo_update import compute_gae  # noqa: E402
+from agents.rollout import Rollout, SeatBook  # noqa: E402
 
 
 def _record_events(events, t_len, b, p):

@@ -1,0 +1,100 @@
+"""Per-seat GAE and the clipped-surrogate PPO update of the self-play learner."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import nn
+
+from .ppo import PPONet, legal_valid
+from .rollout import Rollout
+
+
+def compute_gae(value: np.ndarray, reward: np.ndarray, done: np.ndarray, nxt: np.ndarray,
+                trainable: np.ndarray, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
+    """GAE along each seat's own trajectory, linked by ``nxt`` (flat index or -1).
+
+    All arrays are ``[T, B]``; ``nxt`` always points to a later row. A trainable
+    decision either ends its seat's game (``done``, reward attached) or links to a
+    next decision; an untrainable successor only bootstraps with its value.
+
+    Returns:
+        (advantages, returns), ``[T, B]``, zero where not trainable.
+    """
+    t_len, b = value.shape
+    v, nx, tr = value.reshape(-1), nxt.reshape(-1), trainable.reshape(-1)
+    adv = np.zeros(t_len * b, np.float32)
+    for t in range(t_len - 1, -1, -1):
+        s = slice(t * b, (t + 1) * b)
+        n = nx[s]
+        has = n >= 0
+        next_v = np.where(has, v[n], 0.0)
+        next_a = np.where(has & tr[n], adv[n], 0.0)
+        delta = reward[t] + gamma * next_v * ~done[t] - v[s]
+        adv[s] = np.where(tr[s], delta + gamma * lam * next_a * ~done[t], 0.0)
+    adv = adv.reshape(t_len, b)
+    return adv, np.where(trainable, adv + value, 0.0).astype(np.float32)
+
+
+def ppo_update(net: PPONet, opt: torch.optim.Optimizer, batch: dict, cfg, rng) -> dict:
+    """Clipped-surrogate PPO epochs over minibatches of the learner's samples."""
+    n = len(batch["adv"])
+    clipfracs, stats = [], {}
+    for _ in range(cfg.update_epochs):
+        perm = torch.from_numpy(rng.permutation(n))
+        for start in range(0, n, cfg.minibatch_size):
+            mb = perm[start:start + cfg.minibatch_size]
+            w = int(batch["counts"][mb].max())
+            _, newlogp, entropy, newv = net.get_action_and_value(
+                batch["obs"][mb], batch["ids"][mb, :w], legal_valid(batch["counts"][mb], w),
+                batch["pos"][mb])
+            logratio = newlogp - batch["logp"][mb]
+            ratio = logratio.exp()
+            with torch.no_grad():
+                approx_kl = ((ratio - 1) - logratio).mean()
+                clipfracs.append(((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item())
+            adv = batch["adv"][mb]
+            if cfg.norm_adv and len(mb) > 1:
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+            pg_loss = torch.max(-adv * ratio,
+                                -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+            v_loss = _value_loss(newv, batch["ret"][mb], batch["value"][mb], cfg)
+            ent = entropy.mean()
+            loss = pg_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            opt.step()
+        if cfg.target_kl is not None and approx_kl > cfg.target_kl:
+            break
+    stats.update(policy_loss=pg_loss.item(), value_loss=v_loss.item(), entropy=ent.item(),
+                 approx_kl=approx_kl.item(), clipfrac=float(np.mean(clipfracs)))
+    return stats
+
+
+def _value_loss(newv, ret, oldv, cfg):
+    if not cfg.clip_vloss:
+        return 0.5 * ((newv - ret) ** 2).mean()
+    clipped = oldv + (newv - oldv).clamp(-cfg.clip_coef, cfg.clip_coef)
+    return 0.5 * torch.max((newv - ret) ** 2, (clipped - ret) ** 2).mean()
+
+
+def make_batch(ro: Rollout, adv: np.ndarray, ret: np.ndarray, trainable: np.ndarray) -> dict:
+    """The trainable samples as flat ``b_`` tensors."""
+    idx = torch.from_numpy(np.flatnonzero(trainable.reshape(-1)))
+    w = int(ro.counts.reshape(-1)[idx].max()) if len(idx) else 1
+    return {
+        "obs": ro.obs.reshape(-1, ro.obs.shape[-1])[idx],
+        "ids": ro.ids.reshape(-1, ro.ids.shape[-1])[idx, :w],
+        "counts": ro.counts.reshape(-1)[idx],
+        "pos": ro.pos.reshape(-1)[idx],
+        "logp": ro.logp.reshape(-1)[idx],
+        "value": ro.value.reshape(-1)[idx],
+        "adv": torch.from_numpy(adv.reshape(-1))[idx],
+        "ret": torch.from_numpy(ret.reshape(-1))[idx],
+    }
+
+
+def explained_variance(y_pred: torch.Tensor, y_true: torch.Tensor) -> float:
+    var_y = y_true.var().item()
+    return float("nan") if var_y == 0 else 1.0 - (y_true - y_pred).var().item() / var_y

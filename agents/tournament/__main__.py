@@ -1,0 +1,5 @@
+"""``python -m agents.tournament``: see ``agents.tournament.cli``."""
+
+from .cli import main
+
+main()

@@ -1,0 +1,135 @@
+"""The command line: ``python -m agents.tournament --agents A,B ...`` (``--help``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+
+from durak_env import Rules
+
+from .play import run
+from .report import format_tables, write_outputs, write_records
+from .summary import Summary, summarize
+
+
+def rules_from_args(args) -> Rules:
+    d: dict = {}
+    if args.rules:
+        import yaml
+
+        with open(args.rules) as f:
+            loaded = yaml.safe_load(f) or {}
+        d.update(loaded.get("rules", loaded))
+    d["num_players"] = args.players
+    for name in ("deck_size", "hand_size", "variant", "throw_in", "max_attack",
+                 "first_round_max_attack", "transfer_show_trump"):
+        value = getattr(args, name)
+        if value is not None:
+            d[name] = value
+    return Rules.from_dict(d)
+
+
+def _package_doc() -> str:
+    from . import __doc__ as doc  # the package docstring describes the design
+
+    return doc
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(prog="python -m agents.tournament", description=_package_doc(),
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--agents", required=True,
+                   help="comma-separated agent specs with parameters after a colon, "
+                        "e.g. 'expert:w_pairs=0.5,w_trump=1,greedy,random'")
+    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--games", type=int, default=1000,
+                   help="games per agent pair (2 players) or in total (more players)")
+    p.add_argument("--rules", help="YAML file with Rules fields (top level or under 'rules:')")
+    p.add_argument("--deck-size", type=int, choices=(24, 36, 52))
+    p.add_argument("--hand-size", type=int)
+    p.add_argument("--variant", choices=("prostoy", "podkidnoy", "perevodnoy"))
+    p.add_argument("--throw-in", choices=("all", "neighbors"))
+    p.add_argument("--max-attack", type=int)
+    p.add_argument("--first-round-max-attack", type=int)
+    p.add_argument("--transfer-show-trump", action=argparse.BooleanOptionalAction, default=None)
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", help="output directory (default runs/tournament_<time>)")
+    p.add_argument("--record", type=int, default=0, metavar="N",
+                   help="save the first N games of the schedule as JSON game records in "
+                        "OUT/records/game_00000.json, ... (replay one with "
+                        "python -m durak_env.replay FILE); results.json lists them")
+    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-plots", action="store_true")
+    args = p.parse_args(argv)
+    if args.record < 0:
+        p.error(f"--record must be 0 or more, got {args.record}")
+    return args
+
+
+def split_specs(text: str) -> list[str]:
+    """Split ``--agents``: ``"expert:a=1,b=2,greedy"`` -> ``["expert:a=1,b=2", "greedy"]``.
+
+    A comma-separated piece with ``=`` but no ``:`` continues the previous spec's
+    parameters (agent names never contain ``=``).
+    """
+    out: list[str] = []
+    for piece in (p.strip() for p in text.split(",")):
+        if not piece:
+            continue
+        if out and "=" in piece and ":" not in piece and ":" in out[-1]:
+            out[-1] += "," + piece
+        else:
+            out.append(piece)
+    return out
+
+
+def provenance(argv=None) -> dict:
+    """The command, commit and date that produce a result, for its results.json.
+
+    ``commit`` is the checkout's ``git describe --always --dirty`` (None outside git),
+    so a result made from uncommitted code says so.
+    """
+    args = sys.argv[1:] if argv is None else list(argv)
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        commit = subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=12"],
+                                cwd=here, capture_output=True, text=True, timeout=10,
+                                check=True).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        commit = None
+    return {"command": shlex.join(["python", "-m", "agents.tournament", *args]),
+            "commit": commit, "date": time.strftime("%Y-%m-%d")}
+
+
+def main(argv=None) -> Summary:
+    args = parse_args(argv)
+    rules = rules_from_args(args)
+    specs = split_specs(args.agents)
+    out = args.out or os.path.join("runs", time.strftime("tournament_%Y%m%d_%H%M%S"))
+    t0 = time.time()
+    results = run(rules, specs, args.games, args.seed, args.workers, not args.no_progress,
+                  record=args.record)
+    summary = summarize(specs, results)
+    config = {**provenance(argv), "agents": specs, "rules": rules.to_dict(), "games": args.games,
+              "seed": args.seed, "workers": args.workers, "played": len(results),
+              "record": args.record, "seconds": round(time.time() - t0, 1)}
+    print(f"{len(results)} games, {rules}, seed {args.seed}, {config['seconds']} s")
+    print(format_tables(summary, rules.num_players))
+    recorded = write_records(out, results)
+    if not args.no_plots:
+        write_outputs(out, summary, config, recorded)
+    else:
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, "results.json"), "w") as f:
+            json.dump({"config": config, "recorded_games": recorded}, f)
+    if recorded:
+        print(f"{len(recorded)} game records written to {os.path.join(out, 'records')} "
+              f"(replay: python -m durak_env.replay {os.path.join(out, recorded[0]['file'])})")
+    print(f"written to {out}")
+    return summary
