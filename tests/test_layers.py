@@ -26,12 +26,13 @@ def test_import_linter_contracts_are_kept():
 def _project_imports(path: Path):
     """(line, imported module, names) of every import of a project package in ``path``."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    package = path.parent.name
+    package = path.relative_to(ROOT).parent.parts
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             module = node.module or ""
             if node.level:
-                module = package + ("." + module if module else "")
+                base = ".".join(package[: len(package) - node.level + 1])
+                module = base + ("." + module if module else "")
             if module.split(".")[0] in PACKAGES:
                 yield node.lineno, module, [a.name for a in node.names]
         elif isinstance(node, ast.Import):
@@ -42,7 +43,7 @@ def _project_imports(path: Path):
 
 def _sources():
     for package in PACKAGES:
-        yield from sorted((ROOT / package).glob("*.py"))
+        yield from sorted((ROOT / package).rglob("*.py"))
 
 
 def test_train_is_the_top_layer():
@@ -58,7 +59,7 @@ def test_no_private_name_is_imported_across_modules():
     bad = []
     for path in _sources():
         for line, module, names in _project_imports(path):
-            bad += [f"{path.parent.name}/{path.name}:{line}: from {module} import {n}"
+            bad += [f"{path.relative_to(ROOT)}:{line}: from {module} import {n}"
                     for n in names if n.startswith("_")]
     assert not bad, "\n".join(bad)
 
@@ -80,6 +81,6 @@ def test_no_private_attribute_of_another_module():
             if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
                     and node.value.id in aliases and node.attr.startswith("_")
                     and not node.attr.startswith("__")):
-                bad.append(f"{path.parent.name}/{path.name}:{node.lineno}: "
+                bad.append(f"{path.relative_to(ROOT)}:{node.lineno}: "
                            f"{node.value.id}.{node.attr}")
     assert not bad, "\n".join(bad)
