@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m durak_env.replay", description="Step through a Durak game record (JSON)."
     )
-    p.add_argument("file", help="a record written by Game.to_record / durak_env.play")
+    p.add_argument("file", help="a record written by Game.to_record / python -m agents.play")
     p.add_argument("--seat", type=int, default=None, help="show only this seat's view")
     p.add_argument("--step", action="store_true", help="wait for Enter after each move")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
