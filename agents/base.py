@@ -6,6 +6,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
+from durak_env import RandomAgent as _EnvRandomAgent
 from durak_env import Rules
 
 
@@ -46,10 +47,8 @@ class Agent(ABC):
         return f"{type(self).__name__}({self.name!r})"
 
 
-class RandomAgent(Agent):
-    """Plays a uniformly random legal action."""
+class RandomAgent(_EnvRandomAgent, Agent):
+    """Plays a uniformly random legal action: ``durak_env.RandomAgent`` (the Gymnasium env's
+    default opponent, the same draws) as a registry ``Agent``."""
 
     name = "random"
-
-    def act(self, observation, action_mask, rng):
-        return int(rng.choice(np.flatnonzero(action_mask)))

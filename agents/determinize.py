@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from durak_env import core
-from durak_env.cards import BEATS, NUM_CARDS, RANK_MASK
+from durak_env.cards import BEATS, NUM_CARDS, RANK_MASK, rank_of
 from durak_env.core import ATTACK, DEFEND, NO_SEAT, ONE, ZERO, bit, popcount
 from durak_env.rules import TABLE_SLOTS
 
@@ -135,7 +135,7 @@ def _set_table(r, view):
         free &= ~bit(b)
         r.attack[k] = a
         r.cover[k] = b
-        ranks |= RANK_MASK[a >> 2] | RANK_MASK[b >> 2]
+        ranks |= RANK_MASK[rank_of(a)] | RANK_MASK[rank_of(b)]
         k += 1
     unc = np.uint64(view[V_UNCOV])
     r.n_uncovered = popcount(unc)
@@ -143,7 +143,7 @@ def _set_table(r, view):
         a = core.low_card(unc)
         unc &= unc - ONE
         r.attack[k] = a
-        ranks |= RANK_MASK[a >> 2]
+        ranks |= RANK_MASK[rank_of(a)]
         k += 1
     r.n_attack = k
     r.table_ranks = ranks

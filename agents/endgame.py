@@ -31,8 +31,9 @@ import numpy as np
 from numba import njit
 
 from durak_env import ObsView, Rules, core
-from durak_env.cards import RANK_MASK, cards_of, deck_mask, rank_of
-from durak_env.core import ATTACK, DEFEND, OVER
+from durak_env.actions import K_BEAT, K_PLAY, TAKE, action_card, action_kind, beaten_card
+from durak_env.cards import RANK_MASK, cards_of, deck_mask, rank_of, suit_of
+from durak_env.core import ATTACK, DEFEND, OVER, mix64
 
 MAX_DEPTH = 400
 UNKNOWN = -99
@@ -55,16 +56,15 @@ def _skip(r, prm, a, first, min_play):
     and plays below the last card played in the same volley."""
     if r.phase == ATTACK:
         return a >= prm[core.A_PLAY] and a < min_play
-    if a < prm[core.A_BEAT] or a >= prm[core.A_TRANSFER]:
+    if action_kind(prm, a) != K_BEAT:
         return False
-    return beaten_card(a, prm) != first
+    return beaten_card(prm, a) != first
 
 
 @njit(cache=True)
 def _min_play(child, prm, a):
     """Lowest play id allowed next: after a play the same volley goes on upwards."""
-    if child.phase == ATTACK and child.n_attack > 0 and a >= prm[core.A_PLAY] and (
-            a < prm[core.A_BEAT]):
+    if child.phase == ATTACK and child.n_attack > 0 and action_kind(prm, a) == K_PLAY:
         return a + 1
     return 0
 
@@ -105,30 +105,7 @@ def _enter(st, d, n, me, lo, hi, maximize, best, alpha, beta, idx, nmov, first, 
 def card_cost(c, trump):
     """A card's value for cheapest-first choices: its rank, every trump above every
     plain card."""
-    return (c >> 2) + (16 if (c & 3) == trump else 0)
-
-
-@njit(cache=True, inline="always")
-def action_card(a, prm):
-    """The card an action puts down (played, covering, transferred or shown); -1 for
-    pass and take."""
-    if a < prm[core.A_PLAY]:
-        return -1
-    if a < prm[core.A_BEAT]:
-        c = a - prm[core.A_PLAY]
-    elif a < prm[core.A_TRANSFER]:
-        c = (a - prm[core.A_BEAT]) % prm[core.P_DECK]
-    elif a < prm[core.A_SHOW]:
-        c = a - prm[core.A_TRANSFER]
-    else:
-        c = a - prm[core.A_SHOW]
-    return c + prm[core.P_LOW]
-
-
-@njit(cache=True, inline="always")
-def beaten_card(a, prm):
-    """The attack card a ``beat`` action covers (``action_card`` gives the covering one)."""
-    return (a - prm[core.A_BEAT]) // prm[core.P_DECK] + prm[core.P_LOW]
+    return rank_of(c) + (16 if suit_of(c) == trump else 0)
 
 
 @njit(cache=True)
@@ -136,8 +113,8 @@ def _cost(a, prm, trump):
     """Ordering key of a move: its card's ``card_cost``; pass after the plain cards,
     take last."""
     if a < prm[core.A_PLAY]:
-        return 1000 if a == 1 else 15
-    return card_cost(action_card(a, prm), trump)
+        return 1000 if a == TAKE else 15
+    return card_cost(action_card(prm, a), trump)
 
 
 @njit(cache=True)
@@ -158,11 +135,10 @@ def _order(buf, n, prm, trump):
     buf[0] = last
 
 
-@njit(cache=True, inline="always")
-def _mix(x):
-    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
+# The small fields of a position in one int64 word of _key: each field times its place.
+KEY_TO_ACT, KEY_PHASE, KEY_TAKE, KEY_ATTACKER, KEY_PASSES, KEY_LIMIT = 1, 4, 16, 32, 64, 1024
+KEY_SHOWN0, KEY_SHOWN1, KEY_OPENER, KEY_TRUMP = 1 << 16, 2 << 16, 4 << 16, 16 << 16
+KEY_MIN_PLAY = 1 << 26
 
 
 @njit(cache=True)
@@ -181,18 +157,18 @@ def _key(r, min_play):
     # the talon left, in drawing order (the face-up card matters only while it lies there)
     tal = np.uint64(r.talon_end - r.talon_top)
     for i in range(r.talon_top, r.talon_end):
-        tal = _mix(tal * np.uint64(64) + np.uint64(r.talon[i]))
-    small = (r.to_act + 4 * r.phase + 16 * r.take + 32 * r.attacker + 64 * r.passes
-             + 1024 * r.limit + 65536 * (r.shown[0] + 2 * r.shown[1] + 4 * r.opener
-                                         + 16 * r.trump)
-             + (1 << 26) * min_play)
-    h = _mix(r.hands[0] + np.uint64(0x9E3779B97F4A7C15))
-    h ^= _mix(r.hands[1] + np.uint64(0x632BE59BD9B4E019))
-    h ^= _mix(unc + np.uint64(0x85EBCA77C2B2AE63))
-    h ^= _mix(cov + np.uint64(0xC2B2AE3D27D4EB4F))
-    h ^= _mix(cvr + np.uint64(0x165667B19E3779F9))
-    h ^= _mix(np.uint64(small) + np.uint64(0x27D4EB2F165667C5))
-    h ^= _mix(tal + np.uint64(0x7F4A7C159E3779B9))
+        tal = mix64(tal * np.uint64(64) + np.uint64(r.talon[i]))
+    small = (KEY_TO_ACT * r.to_act + KEY_PHASE * r.phase + KEY_TAKE * r.take
+             + KEY_ATTACKER * r.attacker + KEY_PASSES * r.passes + KEY_LIMIT * r.limit
+             + KEY_SHOWN0 * r.shown[0] + KEY_SHOWN1 * r.shown[1] + KEY_OPENER * r.opener
+             + KEY_TRUMP * r.trump + KEY_MIN_PLAY * min_play)
+    h = mix64(r.hands[0] + np.uint64(0x9E3779B97F4A7C15))
+    h ^= mix64(r.hands[1] + np.uint64(0x632BE59BD9B4E019))
+    h ^= mix64(unc + np.uint64(0x85EBCA77C2B2AE63))
+    h ^= mix64(cov + np.uint64(0xC2B2AE3D27D4EB4F))
+    h ^= mix64(cvr + np.uint64(0x165667B19E3779F9))
+    h ^= mix64(np.uint64(small) + np.uint64(0x27D4EB2F165667C5))
+    h ^= mix64(tal + np.uint64(0x7F4A7C159E3779B9))
     return h
 
 

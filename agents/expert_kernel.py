@@ -13,17 +13,17 @@ import numpy as np
 from numba import njit
 
 from durak_env import core
-from durak_env.cards import BEATS, RANK_MASK
+from durak_env.actions import PASS, TAKE, action_card, beaten_card
+from durak_env.cards import BEATS, RANK_MASK, rank_of, suit_of
 from durak_env.core import ATTACK, ONE, ZERO, bit, popcount
 
 from . import weights as W
 from .determinize import deck_in_play
-from .endgame import action_card, beaten_card
 
 
 @njit(cache=True, inline="always")
 def _ex_value(c, trump, low_rank, top):
-    return ((c >> 2) - low_rank) / top + (1.0 if (c & 3) == trump else 0.0)
+    return (rank_of(c) - low_rank) / top + (1.0 if suit_of(c) == trump else 0.0)
 
 
 # The expert's costs, term for term and summed in the same order as
@@ -33,7 +33,7 @@ def _ex_value(c, trump, low_rank, top):
 @njit(cache=True, inline="always")
 def _ex_trump_cost(c, val, trump, frac):
     """``HeuristicAgent.trump_cost`` with the expert's weights (val: ``_ex_value``)."""
-    return frac * (W.W_TRUMP + W.W_HIGH * (val - 1.0)) if (c & 3) == trump else 0.0
+    return frac * (W.W_TRUMP + W.W_HIGH * (val - 1.0)) if suit_of(c) == trump else 0.0
 
 
 @njit(cache=True, inline="always")
@@ -41,7 +41,7 @@ def _ex_spend(c, hand, trump, low_rank, top, frac):
     """``HeuristicAgent.spend_cost`` with the expert's weights."""
     val = _ex_value(c, trump, low_rank, top)
     return (val - 0.75 + _ex_trump_cost(c, val, trump, frac)
-            + W.W_PAIRS * 0.5 * min(popcount(hand & RANK_MASK[c >> 2]) - 1, 1))
+            + W.W_PAIRS * 0.5 * min(popcount(hand & RANK_MASK[rank_of(c)]) - 1, 1))
 
 
 @njit(cache=True)
@@ -98,7 +98,7 @@ def expert_action(r, prm, buf, n, count=False):
     With ``count`` the defender's chances come from card counting (``beat_chance``, as
     ``expert`` does, from public information only); without, from the defender's real
     hand, which a playout inside a determinization may use."""
-    low_rank = prm[core.P_LOW] >> 2
+    low_rank = rank_of(prm[core.P_LOW])
     talon = r.talon_end - r.talon_top
     start = max(1, prm[core.P_DECK] - prm[core.P_N] * prm[core.P_HAND])
     frac = talon / start
@@ -120,10 +120,10 @@ def _ex_cheapest_attack(r, prm, buf, n, count, low_rank, frac):
     for i in range(n):
         a = buf[i]
         if a >= a_play and a < a_beat:
-            c = action_card(a, prm)
+            c = action_card(prm, a)
             val = _ex_value(c, trump, low_rank, top)
             cost = (val + _ex_trump_cost(c, val, trump, frac)
-                    - W.W_PAIRS * min(popcount(hand & RANK_MASK[c >> 2]) - 1, 2))
+                    - W.W_PAIRS * min(popcount(hand & RANK_MASK[rank_of(c)]) - 1, 2))
             p = beat_chance(r, c, pool) if count else (1.0 if dh & BEATS[trump, c] else 0.0)
             cost += W.W_COUNT * p
             if cost < best_cost:
@@ -142,16 +142,16 @@ def _ex_attack(r, prm, buf, n, count, low_rank, talon, frac):
     if r.n_attack == 0:
         return best
     trump = r.trump
-    is_trump = (best_c & 3) == trump
+    is_trump = suit_of(best_c) == trump
     if r.take:
         ok = (talon == 0 and not is_trump) or \
             _ex_value(best_c, trump, low_rank, 12 - low_rank) <= W.JUNK_MAX
-        return best if ok else 0
+        return best if ok else PASS
     if talon == 0 or best_cost <= W.THROW_MAX + (1.0 - frac) * 2.0:
         return best
     if is_trump:
-        return 0
-    return best if best_p <= W.FORCE_TAKE else 0
+        return PASS
+    return best if best_p <= W.FORCE_TAKE else PASS
 
 
 @njit(cache=True)
@@ -175,8 +175,8 @@ def _ex_cover_plan(r, prm, buf, n, low_rank, frac):
         pick, pick_cost, pick_c = -1, 1e300, -1
         for i in range(n):
             a = buf[i]
-            if a >= a_beat and a < a_tr and beaten_card(a, prm) == att:
-                c = action_card(a, prm)
+            if a >= a_beat and a < a_tr and beaten_card(prm, a) == att:
+                c = action_card(prm, a)
                 if used & bit(c):
                     continue
                 cost = _ex_spend(c, hand, trump, low_rank, top, frac)
@@ -204,10 +204,10 @@ def _ex_defend(r, prm, buf, n, low_rank, frac):
         a = buf[i]
         if a >= a_show:
             return a
-        if a == 1:
+        if a == TAKE:
             can_take = True
         elif a >= a_tr:
-            cost = _ex_spend(action_card(a, prm), hand, trump, low_rank, top, frac)
+            cost = _ex_spend(action_card(prm, a), hand, trump, low_rank, top, frac)
             if cost < best_tr_cost:
                 best_tr, best_tr_cost = a, cost
     cover, first = _ex_cover_plan(r, prm, buf, n, low_rank, frac)
@@ -218,7 +218,7 @@ def _ex_defend(r, prm, buf, n, low_rank, frac):
         n_table += 1 if r.cover[k] < 0 else 2
     take = W.TAKE_BASE + W.TAKE_CARD * n_table
     if first < 0 or (can_take and take < cover):
-        return 1 if can_take else buf[0]
+        return TAKE if can_take else buf[0]
     return first
 
 

@@ -32,6 +32,7 @@ import math
 import numpy as np
 
 from durak_env import Rules, core
+from durak_env.actions import PASS, TAKE
 from durak_env.cards import BEATS, NUM_CARDS, NUM_SUITS, cards_of, deck_mask, rank_of, suit_of
 from durak_env.core import DEFEND
 
@@ -210,7 +211,7 @@ class HeuristicAgent(Agent):
     def throw_in(self, s: Situation, mv) -> int:
         """Add the cheapest card when it is cheap enough, else pass."""
         if not mv.plays:
-            return 0
+            return PASS
         c = min(mv.plays, key=lambda c: (self.attack_cost(s, c), c))
         if s.v.take:
             return self.codec.play(c) if self.gift_ok(s, c) else 0
@@ -241,9 +242,9 @@ class HeuristicAgent(Agent):
             if self.spend_cost(s, c) <= cover:
                 return self.codec.transfer(c)
         if plan is None:
-            return 1
+            return TAKE
         if self.take_cost(s) < cover:
-            return 1
+            return TAKE
         a, b = plan[1][0]
         return self.codec.beat(a, b)
 

@@ -56,6 +56,10 @@ from .view import fast_decode
 # Edges are keyed by action and mover: the same action id by another seat is another edge.
 KEY_SEATS = MAXP
 NO_NODE = -1
+# The columns of t_stats, one row per node.
+STAT_VISITS, STAT_REWARD, STAT_AVAIL, NUM_STATS = 0, 1, 2, 3
+# The opponent id that means "the other seats select by UCB too" (no policy model).
+OPPONENT_TREE = -1
 # Iterations per numba call when the search watches the clock: short enough that the
 # search stops close to its deadline.
 _CHUNK = 256
@@ -90,9 +94,9 @@ def _new_child(t_child, t_sib, t_key, t_stats, meta, node, key):
     t_child[k] = NO_NODE
     t_sib[k] = t_child[node]
     t_child[node] = k
-    t_stats[k, 0] = 0.0
-    t_stats[k, 1] = 0.0
-    t_stats[k, 2] = 0.0
+    t_stats[k, STAT_VISITS] = 0.0
+    t_stats[k, STAT_REWARD] = 0.0
+    t_stats[k, STAT_AVAIL] = 0.0
     return k
 
 
@@ -109,9 +113,10 @@ def _select(t_child, t_sib, t_key, t_stats, node, buf, n, mover, c, untried):
             untried[k] = buf[i]
             k += 1
             continue
-        t_stats[ch, 2] += 1.0
-        visits = t_stats[ch, 0]
-        v = t_stats[ch, 1] / visits + c * np.sqrt(np.log(t_stats[ch, 2]) / visits)
+        t_stats[ch, STAT_AVAIL] += 1.0
+        visits = t_stats[ch, STAT_VISITS]
+        avail = t_stats[ch, STAT_AVAIL]
+        v = t_stats[ch, STAT_REWARD] / visits + c * np.sqrt(np.log(avail) / visits)
         if v > best_v:
             best, best_v = ch, v
     return best, k
@@ -131,7 +136,7 @@ def _modelled_step(r, prm, opponent, t_child, t_sib, t_key, t_stats, meta, node,
     if ch == NO_NODE:
         ch = _new_child(t_child, t_sib, t_key, t_stats, meta, node, key)
         if ch != NO_NODE:
-            t_stats[ch, 2] = 1.0
+            t_stats[ch, STAT_AVAIL] = 1.0
     return a, ch
 
 
@@ -165,7 +170,7 @@ def search(st, prm, view, iterations, c, policy, opponent, share, t_child, t_sib
         if not determinize(r, prm, view, cards):
             return it
         # this iteration the other seats play by the model (chance ``share``), or by UCB
-        modelled = opponent >= 0 and share > 0.0 and (
+        modelled = opponent != OPPONENT_TREE and share > 0.0 and (
             share >= 1.0 or core.rng_below(r, 1 << 24) < share * (1 << 24))
         n = core.legal_actions(r, prm, buf)
         node, depth = 0, 0
@@ -189,8 +194,8 @@ def search(st, prm, view, iterations, c, policy, opponent, share, t_child, t_sib
         playout(r, prm, n, buf, log, policy)
         core.rewards(r, prm, rew)
         for i in range(depth):
-            t_stats[path[i], 0] += 1.0
-            t_stats[path[i], 1] += rew[movers[i]]
+            t_stats[path[i], STAT_VISITS] += 1.0
+            t_stats[path[i], STAT_REWARD] += rew[movers[i]]
     return iterations
 
 
@@ -199,7 +204,7 @@ def root_visits(t_child, t_sib, t_key, t_stats, out):
     """Visits of each root child into out[action] (the root mover is seat 0)."""
     ch = t_child[0]
     while ch != NO_NODE:
-        out[t_key[ch] // KEY_SEATS] = t_stats[ch, 0]
+        out[t_key[ch] // KEY_SEATS] = t_stats[ch, STAT_VISITS]
         ch = t_sib[ch]
 
 
@@ -318,7 +323,7 @@ class ISMCTSAgent(Agent):
         self._t_child = np.full(cap, NO_NODE, np.int32)
         self._t_sib = np.full(cap, NO_NODE, np.int32)
         self._t_key = np.zeros(cap, np.int64)
-        self._t_stats = np.zeros((cap, 3), np.float64)
+        self._t_stats = np.zeros((cap, NUM_STATS), np.float64)
         self._meta = np.zeros(1, np.int64)
         self._st = core.new_state(1)
         n_act = int(self.prm[core.A_N])
@@ -388,7 +393,7 @@ class ISMCTSAgent(Agent):
         passed, and never past ``max_time`` since ``start``."""
         self._meta[0] = 1
         self._t_child[0] = NO_NODE
-        opponent = -1 if self.opponent == "tree" else PLAYOUTS.index(self.opponent)
+        opponent = OPPONENT_TREE if self.opponent == "tree" else PLAYOUTS.index(self.opponent)
         args = (self.c, PLAYOUTS.index(self.playout), opponent, self.model_share,
                 self._t_child, self._t_sib, self._t_key, self._t_stats, self._meta, self._buf,
                 self._log, self._cards, self._path, self._movers, self._rew, self._untried)

@@ -12,16 +12,19 @@ from __future__ import annotations
 from numba import njit
 
 from durak_env import core
+from durak_env.actions import TAKE, action_card
 from durak_env.core import ATTACK
 
 from .determinize import determinize
-from .endgame import action_card, card_cost
+from .endgame import card_cost
 from .expert_kernel import expert_action
 
 # A playout is abandoned as a draw after this many decisions per deck card, far more
 # than a whole game of random moves takes at any table size.
 PLAYOUT_CAP_PER_CARD = 16
 PLAYOUTS = ("random", "greedy", "saving", "expert", "expert_count")
+# The ids of the playout policies, in the order of PLAYOUTS.
+PLAYOUT_RANDOM, PLAYOUT_GREEDY, PLAYOUT_SAVING, PLAYOUT_EXPERT, PLAYOUT_EXPERT_COUNT = range(5)
 # The "saving" playout takes rather than cover with a trump of this rank index or
 # higher (jack and up) while the talon holds more than SAVE_TALON cards.
 SAVE_RANK = 9
@@ -43,16 +46,16 @@ def greedy_action(r, prm, buf, n, save=False):
         for i in range(n):
             a = buf[i]
             if a >= a_play and a < a_beat:
-                cost = card_cost(action_card(a, prm), trump)
+                cost = card_cost(action_card(prm, a), trump)
                 if cost < best_cost and (opening or cost < 16):
                     best, best_cost = a, cost
         return best if best >= 0 else buf[0]
     for i in range(n):
         a = buf[i]
         if a >= a_beat and a < a_tr:
-            cost = card_cost(action_card(a, prm), trump)
+            cost = card_cost(action_card(prm, a), trump)
         elif a >= a_tr and a < prm[core.A_SHOW]:
-            cost = 100 + card_cost(action_card(a, prm), trump)
+            cost = 100 + card_cost(action_card(prm, a), trump)
             if cost >= 116:
                 continue
         else:
@@ -61,8 +64,8 @@ def greedy_action(r, prm, buf, n, save=False):
             best, best_cost = a, cost
     if save and best_cost < 100 and best_cost >= 16 + SAVE_RANK \
             and r.talon_end - r.talon_top > SAVE_TALON:
-        return 1
-    return best if best >= 0 else 1
+        return TAKE
+    return best if best >= 0 else TAKE
 
 
 
@@ -75,8 +78,8 @@ def advance(r, prm, action, buf, log):
 
 @njit(cache=True)
 def playout(r, prm, n, buf, log, policy):
-    """Play on with policy 0 random, 1 greedy, 2 saving, 3 expert, 4 expert with card
-    counting (n legal moves in buf).
+    """Play on with playout policy ``policy`` (a ``PLAYOUT_*`` id: random, greedy,
+    saving, expert, expert with card counting), n legal moves in buf.
 
     With an empty talon, cards can circulate for ever (each side keeps taking), and
     a deterministic policy can repeat such a cycle: a playout stops after
@@ -91,11 +94,11 @@ def playout(r, prm, n, buf, log, policy):
 @njit(cache=True)
 def policy_action(r, prm, buf, n, policy):
     """The move of playout policy ``policy`` (see ``playout``) among the n legal moves in buf."""
-    if policy == 0:
+    if policy == PLAYOUT_RANDOM:
         return buf[core.rng_below(r, n)]
-    if policy >= 3:
-        return expert_action(r, prm, buf, n, policy == 4)
-    return greedy_action(r, prm, buf, n, policy == 2)
+    if policy >= PLAYOUT_EXPERT:
+        return expert_action(r, prm, buf, n, policy == PLAYOUT_EXPERT_COUNT)
+    return greedy_action(r, prm, buf, n, policy == PLAYOUT_SAVING)
 
 
 @njit(cache=True)

@@ -26,7 +26,7 @@ from numba import njit
 from torch import nn
 
 from durak_env import Rules
-from durak_env.actions import ActionLayout
+from durak_env.actions import K_BEAT, K_PASS, K_PLAY, K_SHOW, K_TAKE, K_TRANSFER, ActionLayout
 from durak_env.cards import NUM_CARDS
 from durak_env.observation import LAYOUT_VERSION, observation_size
 
@@ -103,19 +103,23 @@ def layer_init(layer: nn.Linear, std: float = np.sqrt(2), bias_const: float = 0.
 
 def _factored_tables(lay: ActionLayout) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Per action id: index of its unit, of its second unit (beat) and of its pair bias."""
-    d = lay.deck_size
+    d, low = lay.deck_size, lay.low_card
     zero_unit, zero_pair = 2 + 5 * d, d * d
     i1 = np.zeros(lay.n, np.int64)
     i2 = np.full(lay.n, zero_unit, np.int64)
     ip = np.full(lay.n, zero_pair, np.int64)
-    i1[1] = 1
-    i1[lay.play:lay.beat] = 2 + np.arange(d)
-    pairs = np.arange(d * d)
-    i1[lay.beat:lay.transfer] = 2 + d + pairs // d
-    i2[lay.beat:lay.transfer] = 2 + 2 * d + pairs % d
-    ip[lay.beat:lay.transfer] = pairs
-    i1[lay.transfer:lay.show] = 2 + 3 * d + np.arange(lay.show - lay.transfer)
-    i1[lay.show:lay.n] = 2 + 4 * d + np.arange(lay.n - lay.show)
+    # Units: pass, take, then one block of d per kind (play, attack card of a beat, its
+    # cover, transfer, show), indexed by card id - low.
+    first_unit = {K_PLAY: 2, K_BEAT: 2 + d, K_TRANSFER: 2 + 3 * d, K_SHOW: 2 + 4 * d}
+    for a in range(lay.n):
+        kind, card, cover = lay.unpack(a)
+        if kind == K_TAKE:
+            i1[a] = 1
+        elif kind != K_PASS:
+            i1[a] = first_unit[kind] + card - low
+        if kind == K_BEAT:
+            i2[a] = 2 + 2 * d + cover - low
+            ip[a] = (card - low) * d + cover - low
     return torch.from_numpy(i1), torch.from_numpy(i2), torch.from_numpy(ip)
 
 

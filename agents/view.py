@@ -14,6 +14,7 @@ from functools import lru_cache
 import numpy as np
 
 from durak_env import ActionLayout, ObsView, Rules, observation_layout
+from durak_env.actions import K_BEAT, K_PASS, K_PLAY, K_SHOW, K_TAKE, K_TRANSFER
 from durak_env.core import OVER
 
 _CARD_PIECES = ("hand", "attack_uncovered", "attack_covered", "covering", "discard", "known")
@@ -106,40 +107,39 @@ class Moves:
 
 
 class MoveCodec:
-    """Action ids <-> (kind, cards) for one ``Rules``, by arithmetic on the layout."""
+    """Action ids <-> (kind, cards) for one ``Rules`` (``ActionLayout.unpack``/``pack``)."""
 
     def __init__(self, rules: Rules):
         self.lay = ActionLayout.of(rules)
         self.low = rules.low_card
 
     def moves(self, mask: np.ndarray) -> Moves:
-        lay, low = self.lay, self.low
         ids = np.flatnonzero(mask).tolist()
         mv = Moves(ids)
         for a in ids:
-            if a == 0:
+            kind, card, cover = self.lay.unpack(a)
+            if kind == K_PASS:
                 mv.can_pass = True
-            elif a == 1:
+            elif kind == K_TAKE:
                 mv.can_take = True
-            elif a < lay.beat:
-                mv.plays.append(a - lay.play + low)
-            elif a < lay.transfer:
-                i, j = divmod(a - lay.beat, lay.deck_size)
-                mv.beats.append((i + low, j + low))
-            elif a < lay.show:
-                mv.transfers.append(a - lay.transfer + low)
+            elif kind == K_PLAY:
+                mv.plays.append(card)
+            elif kind == K_BEAT:
+                mv.beats.append((card, cover))
+            elif kind == K_TRANSFER:
+                mv.transfers.append(card)
             else:
-                mv.shows.append(a - lay.show + low)
+                mv.shows.append(card)
         return mv
 
     def play(self, card: int) -> int:
-        return self.lay.play + card - self.low
+        return self.lay.pack(K_PLAY, card)
 
     def beat(self, attack: int, cover: int) -> int:
-        return self.lay.beat + (attack - self.low) * self.lay.deck_size + cover - self.low
+        return self.lay.pack(K_BEAT, attack, cover)
 
     def transfer(self, card: int) -> int:
-        return self.lay.transfer + card - self.low
+        return self.lay.pack(K_TRANSFER, card)
 
     def show(self, card: int) -> int:
-        return self.lay.show + card - self.low
+        return self.lay.pack(K_SHOW, card)

@@ -16,17 +16,25 @@ block              ids                          move
 Blocks that the rules cannot use are empty, so ``n`` is
 ``2 + D + D*D`` for prostoy/podkidnoy, ``+ D`` for perevodnoy and ``+ D`` more
 with ``transfer_show_trump`` (36 cards: 1334, 1370, 1406).
+
+Kernels decode with ``action_kind``, ``action_card`` and ``beaten_card``, which read the
+same offsets from the kernel parameters (``core.kernel_params``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .cards import format_card, parse_card
-from .rules import Rules
+from numba import njit
+
+from .cards import NO_CARD, format_card, parse_card
+from .rules import A_BEAT, A_PLAY, A_SHOW, A_TRANSFER, P_DECK, P_LOW, Rules
 
 PASS = 0
 TAKE = 1
+# The block an action id belongs to, as ``ActionLayout.unpack`` and ``action_kind`` give it.
+K_PASS, K_TAKE, K_PLAY, K_BEAT, K_TRANSFER, K_SHOW = 0, 1, 2, 3, 4, 5
+VERBS = ("pass", "take", "play", "beat", "transfer", "show")  # indexed by kind
 
 
 class IllegalMoveError(ValueError):
@@ -87,19 +95,11 @@ class ActionLayout:
             raise
         except ValueError as e:
             raise IllegalMoveError(f"malformed move {move!r}: {e}") from None
-        if verb == "pass":
-            return PASS
-        if verb == "take":
-            return TAKE
-        if verb == "play":
-            return self.play + cards[0]
-        if verb == "beat":
-            return self.beat + cards[0] * self.deck_size + cards[1]
-        block = self.transfer if verb == "transfer" else self.show
-        end = self.show if verb == "transfer" else self.n
-        if block == end:
+        kind = VERBS.index(verb)
+        if (kind == K_TRANSFER and self.transfer == self.show) or (
+                kind == K_SHOW and self.show == self.n):
             raise IllegalMoveError(f"{verb!r} is not a move under these rules: {move!r}")
-        return block + cards[0]
+        return self.pack(kind, *(self.low_card + i for i in cards))
 
     def decode(self, action: int) -> str:
         """Canonical move string of an action id.
@@ -107,20 +107,40 @@ class ActionLayout:
         Raises:
             IllegalMoveError: if the id is not an int in ``0..n-1``.
         """
-        a = self.check_id(action)
-        card = self.low_card
+        kind, card, cover = self.unpack(self.check_id(action))
+        return VERBS[kind] + "".join(" " + format_card(c) for c in (card, cover) if c != NO_CARD)
+
+    def unpack(self, a: int) -> tuple[int, int, int]:
+        """``(kind, card, cover)`` of a valid action id: its block (``K_PASS`` ...
+        ``K_SHOW``), the card it plays, transfers or shows (for ``beat`` the attack card)
+        and for ``beat`` the covering card; ``NO_CARD`` where there is none."""
+        low = self.low_card
         if a == PASS:
-            return "pass"
+            return K_PASS, NO_CARD, NO_CARD
         if a == TAKE:
-            return "take"
+            return K_TAKE, NO_CARD, NO_CARD
         if a < self.beat:
-            return "play " + format_card(card + a - self.play)
+            return K_PLAY, low + a - self.play, NO_CARD
         if a < self.transfer:
             i, j = divmod(a - self.beat, self.deck_size)
-            return f"beat {format_card(card + i)} {format_card(card + j)}"
+            return K_BEAT, low + i, low + j
         if a < self.show:
-            return "transfer " + format_card(card + a - self.transfer)
-        return "show " + format_card(card + a - self.show)
+            return K_TRANSFER, low + a - self.transfer, NO_CARD
+        return K_SHOW, low + a - self.show, NO_CARD
+
+    def pack(self, kind: int, card: int = NO_CARD, cover: int = NO_CARD) -> int:
+        """The action id of ``(kind, card, cover)``, the inverse of ``unpack`` (cards in the
+        deck, a kind these rules have)."""
+        if kind == K_PASS:
+            return PASS
+        if kind == K_TAKE:
+            return TAKE
+        i = card - self.low_card
+        if kind == K_PLAY:
+            return self.play + i
+        if kind == K_BEAT:
+            return self.beat + i * self.deck_size + cover - self.low_card
+        return (self.transfer if kind == K_TRANSFER else self.show) + i
 
     def check_id(self, action) -> int:
         """Return ``action`` as an int, or raise if it is not a valid id."""
@@ -130,3 +150,43 @@ class ActionLayout:
         if not 0 <= a < self.n:
             raise IllegalMoveError(f"action id {a} is out of range 0..{self.n - 1}")
         return a
+
+
+# ---------------------------------------------------------------- inside kernels
+
+
+@njit(cache=True, inline="always")
+def action_kind(prm, a):
+    """The block of action id ``a``: ``K_PASS``, ``K_TAKE``, ``K_PLAY``, ... ``K_SHOW``."""
+    if a == PASS:
+        return K_PASS
+    if a == TAKE:
+        return K_TAKE
+    if a < prm[A_BEAT]:
+        return K_PLAY
+    if a < prm[A_TRANSFER]:
+        return K_BEAT
+    if a < prm[A_SHOW]:
+        return K_TRANSFER
+    return K_SHOW
+
+
+@njit(cache=True, inline="always")
+def action_card(prm, a):
+    """The card an action puts down or shows (a beat's covering card); ``NO_CARD`` for
+    pass and take."""
+    if a < prm[A_PLAY]:
+        return NO_CARD
+    if a < prm[A_BEAT]:
+        return a - prm[A_PLAY] + prm[P_LOW]
+    if a < prm[A_TRANSFER]:
+        return (a - prm[A_BEAT]) % prm[P_DECK] + prm[P_LOW]
+    if a < prm[A_SHOW]:
+        return a - prm[A_TRANSFER] + prm[P_LOW]
+    return a - prm[A_SHOW] + prm[P_LOW]
+
+
+@njit(cache=True, inline="always")
+def beaten_card(prm, a):
+    """The attack card that beat action ``a`` covers."""
+    return (a - prm[A_BEAT]) // prm[P_DECK] + prm[P_LOW]

@@ -146,11 +146,13 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import batch as bt
+from . import core
 from .actions import IllegalMoveError
-from .batch import Batch, check_render_mode, rules_from_kwargs
+from .batch import check_render_mode, rules_from_kwargs
 from .render import render_state
 from .rules import Rules
-from .vector import observation_space as _obs_box
+from .single import SingleGameEnv
+from .vector import observation_space
 
 
 def env(**kwargs) -> AECEnv:
@@ -210,7 +212,7 @@ class _AssertOutOfBounds(_fast(wrappers.AssertOutOfBoundsWrapper)):
             super().step(action)
 
 
-class raw_env(AECEnv, EzPickle):
+class raw_env(SingleGameEnv, AECEnv, EzPickle):
     """Durak as a PettingZoo AEC environment; the module docstring is its docs page."""
 
     metadata = {
@@ -223,23 +225,19 @@ class raw_env(AECEnv, EzPickle):
     def __init__(self, rules: Rules | None = None, render_mode: str | None = None, **kwargs):
         EzPickle.__init__(self, rules=rules, render_mode=render_mode, **kwargs)
         super().__init__()
-        self.rules = rules_from_kwargs("raw_env", rules, **kwargs)
+        self._init_game(rules_from_kwargs("raw_env", rules, **kwargs))
         check_render_mode(render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
-        self._b = Batch(self.rules, 1)
-        self.layout = self._b.layout
         n = self.rules.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         space = spaces.Dict({
-            "observation": _obs_box(self.rules),
+            "observation": observation_space(self.rules),
             "action_mask": spaces.Box(0, 1, (self.layout.n,), np.int8),
         })
         self.observation_spaces = dict.fromkeys(self.possible_agents, space)
         self.action_spaces = {a: spaces.Discrete(self.layout.n) for a in self.possible_agents}
-        self._rew = np.zeros(n, np.float64)
         self._seeded = False
-        self._n_legal = 0
 
     # ------------------------------------------------------------ PettingZoo API
 
@@ -251,7 +249,7 @@ class raw_env(AECEnv, EzPickle):
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None or not self._seeded:
-            self._b.seed(bt.fresh_seed() if seed is None else seed)
+            self._b.seed(core.fresh_seed() if seed is None else seed)
             self._seeded = True
         deal = self._deal_option(options)
         self.agents = self.possible_agents[:]
@@ -260,28 +258,14 @@ class raw_env(AECEnv, EzPickle):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        obs, mask = self._fresh()
-        b = self._b
-        if deal is None:
-            n = bt.deal_random_game(b.st, 0, b.prm, b.off, b.buf, b.deal_rng, mask, obs)
-        else:
-            n = bt.deal_game(b.st, 0, b.prm, b.off, *deal, b.buf, mask, obs)
-        self._after(n, obs, mask)
+        n = self._deal(deal)
         if n == 0:  # a given deal that ends without a single decision
-            self._rew[:] = b.rewards(0)
+            self._rew[:] = self._b.rewards(0)
             self._finish()
         self.agent_selection = self.possible_agents[self._to_act if n else 0]
 
     def _deal_option(self, options):
         return bt.deal_from_options(self.rules, options, "durak_v0", strict=False)
-
-    def _fresh(self):
-        return np.empty(self._b.obs_size, np.float32), np.zeros(self.layout.n, np.int8)
-
-    def _after(self, n, obs, mask):
-        self._n_legal = n
-        self._obs, self._mask = obs, mask
-        self._to_act = self._b.to_act(0)
 
     def observe(self, agent: str) -> dict:
         seat = self._seat[agent]
@@ -296,11 +280,7 @@ class raw_env(AECEnv, EzPickle):
             return self._was_dead_step(action)
         a = self._legal_id(action)
         self._cumulative_rewards[agent] = 0.0
-        obs, mask = self._fresh()
-        b = self._b
-        n = bt.step_game(b.st, 0, b.prm, b.off, a, b.buf, mask, obs, self._rew)
-        self._after(n, obs, mask)
-        if n:
+        if self._apply(a):
             self.agent_selection = self.possible_agents[self._to_act]
         else:
             self._finish()
@@ -310,36 +290,16 @@ class raw_env(AECEnv, EzPickle):
     def _legal_id(self, action) -> int:
         a = self.layout.check_id(action)
         if not self._mask[a]:
-            legal = ", ".join(self.layout.decode(int(x)) for x in self._legal())
-            raise IllegalMoveError(
-                f"illegal action {a} ({self.layout.decode(a)!r}) for {self.agent_selection}; "
-                f"legal moves: {legal}"
-            )
+            raise IllegalMoveError(self._illegal_message(a, self.agent_selection))
         return a
-
-    def _legal(self) -> np.ndarray:
-        return self._b.buf[0, : self._n_legal]
 
     def _finish(self):
         self.rewards = {a: float(self._rew[i]) for i, a in enumerate(self.possible_agents)}
         self.terminations = dict.fromkeys(self.agents, True)
         self._accumulate_rewards()
 
-    def _repr_html_(self) -> str:
-        """Cards as HTML/SVG in a notebook (the referee's view)."""
-        from .html import render_html_state
-
-        return render_html_state(self._b.st, 0, self.rules)
-
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            warnings.warn("durak_v0: render() called without a render_mode", stacklevel=2)
-            return None
-        text = render_state(self._b.st, 0, self.rules)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+    def _warn_no_render_mode(self) -> None:
+        warnings.warn("durak_v0: render() called without a render_mode", stacklevel=3)
 
     def close(self) -> None:
         pass

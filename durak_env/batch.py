@@ -19,11 +19,10 @@ from numba import njit
 from . import core, observation
 from .actions import ActionLayout
 from .cards import NUM_CARDS, SUIT_NAMES, format_card, format_mask
-from .game import _check_deal
+from .deal import DEAL_KEYS, check_deal
 from .rules import Rules
 
 _RULE_FIELDS = tuple(f.name for f in dataclasses.fields(Rules))
-_DEAL_KEYS = ("hands", "talon", "discard", "trump", "first_attacker")
 
 # A random deal that ends before anybody has a choice (possible with tiny hands) is
 # dealt again, at most this many times.
@@ -45,28 +44,22 @@ def legal_width(rules: Rules) -> int:
 
 
 @njit(cache=True)
-def _mix64(z):
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@njit(cache=True)
 def stream_seeds(seed, stream, n):
     """Seed of game g's RNG stream: a hash of (seed, stream, g), independent of n."""
     out = np.empty(n, np.uint64)
-    base = _mix64(np.uint64(seed) ^ _mix64(np.uint64(stream) + np.uint64(0x632BE59BD9B4E019)))
+    salt = core.mix64(np.uint64(stream) + np.uint64(0x632BE59BD9B4E019))
+    base = core.mix64(np.uint64(seed) ^ salt)
     for g in range(n):
-        out[g] = _mix64(base + np.uint64(g) * np.uint64(0x9E3779B97F4A7C15))
+        out[g] = core.mix64(base + np.uint64(g) * core.GOLDEN_GAMMA)
     return out
 
 
 @njit(cache=True, inline="always")
 def rng_below(rng, g, n):
     """splitmix64 step on ``rng[g]``; a number in ``0..n-1``."""
-    s = rng[g] + np.uint64(0x9E3779B97F4A7C15)
+    s = rng[g] + core.GOLDEN_GAMMA
     rng[g] = s
-    return np.int64(_mix64(s) % np.uint64(n))
+    return np.int64(core.mix64(s) % np.uint64(n))
 
 
 def seed_to_int(seed) -> int:
@@ -78,29 +71,26 @@ def seed_to_int(seed) -> int:
     return int(seed) % (1 << 64)
 
 
-def fresh_seed() -> int:
-    return int(np.random.SeedSequence().entropy % (1 << 64))
-
-
 # ---------------------------------------------------------------- per-game kernels
 
 
 @njit(cache=True)
-def _set_mask(buf, n, mask, value):
+def set_mask(buf, n, mask, value):
+    """Set ``mask`` to ``value`` at the ``n`` legal action ids listed in ``buf``."""
     for i in range(n):
         mask[buf[i]] = value
 
 
 @njit(cache=True)
-def _refresh(r, prm, off, n, buf, mask, obs):
+def refresh(r, prm, off, n, buf, mask, obs):
     """Mask and observation of the seat to act (nothing once the game is over)."""
     if n > 0:
-        _set_mask(buf, n, mask, 1)
+        set_mask(buf, n, mask, 1)
         observation.encode(r, prm, off, r.to_act, obs)
 
 
 @njit(cache=True)
-def _deal_random(r, prm, buf, log):
+def deal_until_decision(r, prm, buf, log):
     """Deal until somebody has a choice; returns (legal actions, RNG state of the deal)."""
     n, start = 0, r.rng
     for _ in range(MAX_REDEALS):
@@ -113,13 +103,13 @@ def _deal_random(r, prm, buf, log):
 
 
 @njit(cache=True)
-def _advance(r, prm, off, action, buf, mask, obs, rew, log):
+def advance(r, prm, off, action, buf, mask, obs, rew, log):
     """Apply a legal action (+ forced moves); fill mask/obs, or rew at game over."""
     n, _k = core.step(r, prm, action, buf, log)
     if n == 0:
         core.rewards(r, prm, rew)
     else:
-        _refresh(r, prm, off, n, buf, mask, obs)
+        refresh(r, prm, off, n, buf, mask, obs)
     return n
 
 
@@ -129,9 +119,9 @@ def _advance(r, prm, off, action, buf, mask, obs, rew, log):
 @njit(cache=True)
 def deal_random_game(st, g, prm, off, buf, deal_rng, mask, obs):
     """Random deal for game g (its RNG in the state); returns the number of legal actions."""
-    n, start = _deal_random(st[g], prm, buf[g], np.empty((0, 2), np.int32))
+    n, start = deal_until_decision(st[g], prm, buf[g], np.empty((0, 2), np.int32))
     deal_rng[g] = start
-    _refresh(st[g], prm, off, n, buf[g], mask, obs)
+    refresh(st[g], prm, off, n, buf[g], mask, obs)
     return n
 
 
@@ -142,14 +132,14 @@ def deal_game(st, g, prm, off, hands, talon, talon_len, discard, trump, trump_ca
     r = st[g]
     core.deal(r, prm, hands, talon, talon_len, discard, trump, trump_card, attacker)
     n, _k = core.play_forced(r, prm, buf[g], np.empty((0, 2), np.int32))
-    _refresh(r, prm, off, n, buf[g], mask, obs)
+    refresh(r, prm, off, n, buf[g], mask, obs)
     return n
 
 
 @njit(cache=True)
 def step_game(st, g, prm, off, action, buf, mask, obs, rew):
     """Apply a legal action to game g; ``mask`` must be all zeros (a fresh array)."""
-    return _advance(st[g], prm, off, action, buf[g], mask, obs, rew, np.empty((0, 2), np.int32))
+    return advance(st[g], prm, off, action, buf[g], mask, obs, rew, np.empty((0, 2), np.int32))
 
 
 class Batch:
@@ -238,15 +228,15 @@ def deal_arrays(rules: Rules, deal) -> tuple:
     """Validate a ``deal`` option (the keys of ``Game.from_deal``) into kernel arguments."""
     if not isinstance(deal, dict):
         raise ValueError(
-            f"options['deal'] must be a dict with keys {list(_DEAL_KEYS)}, got {deal!r}"
+            f"options['deal'] must be a dict with keys {list(DEAL_KEYS)}, got {deal!r}"
         )
-    unknown = sorted(set(deal) - set(_DEAL_KEYS))
+    unknown = sorted(set(deal) - set(DEAL_KEYS))
     if unknown:
-        raise ValueError(f"options['deal'] has unknown key(s) {unknown}; valid: {list(_DEAL_KEYS)}")
+        raise ValueError(f"options['deal'] has unknown key(s) {unknown}; valid: {list(DEAL_KEYS)}")
     if "hands" not in deal:
         raise ValueError("options['deal'] needs 'hands' (one list of cards per seat)")
     first = deal.get("first_attacker")
-    d = _check_deal(rules, deal["hands"], deal.get("talon", ()), deal.get("discard", ()),
+    d = check_deal(rules, deal["hands"], deal.get("talon", ()), deal.get("discard", ()),
                     deal.get("trump"), first)
     talon = np.full(NUM_CARDS, -1, np.int8)
     talon[: len(d["talon"])] = d["talon"]

@@ -2,21 +2,23 @@
 
 Random legal play inside numba (every decision drawn uniformly from the legal
 actions), for 2-player podkidnoy (36 cards), 4-player podkidnoy and 2-player
-perevodnoy; compile and start-up times measured in fresh subprocesses; the
-tests' plain-Python reference on the same work, for the ratio. Environment
-figures (AEC env, VectorEnv) come from ``durak_env.bench_env`` when present.
+perevodnoy; compile and start-up times measured in fresh subprocesses; with
+``--reference tests.reference``, the tests' plain-Python reference on the same work,
+for the ratio (imported only when asked for: the engine does not depend on its
+tests). Environment figures (AEC env, VectorEnv) come from ``durak_env.bench_env``.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 import numba
 import numpy as np
@@ -103,9 +105,9 @@ def _threads_vs_one(run, slots, threads, seconds):
     """Rate of ``run(k)`` (k items in each of ``slots`` parallel slots) on all threads,
     and its ratio to one thread.
 
-    This machine is a VM whose speed can drift by tens of percent from second to
-    second, so one thread and all threads are timed in alternating rounds on the
-    same kernel and the scaling is the median of the per-round ratios.
+    A shared or virtual machine's speed can drift from second to second, so one
+    thread and all threads are timed in alternating rounds on the same kernel and
+    the scaling is the median of the per-round ratios.
     """
     one, many = [], []
     for _ in range(SCALING_ROUNDS):
@@ -140,26 +142,18 @@ def machine_scaling(seconds: float = 1.0, threads: int | None = None) -> float:
     return _threads_vs_one(lambda k: _arithmetic(slots, 1000 * k), slots, threads, seconds)[1]
 
 
-def bench_reference(rules: Rules, seconds: float = 2.0) -> dict | None:
-    """Random games by the tests' plain-Python reference, if the tests are present."""
-    tests = Path(__file__).resolve().parent.parent / "tests"
-    if not (tests / "reference.py").exists():
-        return None
-    sys.path.insert(0, str(tests))
-    try:
-        from reference import RefGame  # noqa: PLC0415
-    finally:
-        sys.path.pop(0)
-    import random
-
-    rng = random.Random(0)
+def bench_reference(rules: Rules, reference, seconds: float = 2.0) -> dict:
+    """Random games by a plain-Python reference module (one with ``RefGame``, such as
+    ``tests/reference.py``), dealt by the engine."""
     from .game import Game
 
+    rng = random.Random(0)
     games = decisions = 0
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < seconds:
         start = Game.new(rules, seed=rng.randrange(1 << 30)).deal_record
-        ref = RefGame.from_deal(rules, start["hands"], start["talon"], trump=start["trump"])
+        ref = reference.RefGame.from_deal(rules, start["hands"], start["talon"],
+                                          trump=start["trump"])
         while not ref.over:
             ref.play(rng.choice(ref.legal_moves()))
             decisions += 1
@@ -192,7 +186,8 @@ def bench_startup() -> dict:
     return {"compile_s_cold": cold, "import_and_first_game_s_cached": warm}
 
 
-def run_all(seconds: float, with_env: bool, with_ref: bool) -> dict:
+def run_all(seconds: float, with_env: bool, reference=None) -> dict:
+    """Every measurement; ``reference``: a module with ``RefGame`` to compare with, or None."""
     result: dict = {
         "machine": {
             "cpus": os.cpu_count(),
@@ -202,24 +197,20 @@ def run_all(seconds: float, with_env: bool, with_ref: bool) -> dict:
     }
     for name, rules in CONFIGS.items():
         result[name] = bench_core(rules, seconds)
-        if with_ref and name == "2p_podkidnoy":
-            ref = bench_reference(rules, seconds)
-            if ref:
-                result[name]["reference_games_per_s"] = ref["games_per_s"]
-                result[name]["speedup_vs_reference"] = (
-                    result[name]["games_per_s_1thread"] / ref["games_per_s"]
-                )
+        if reference is not None and name == "2p_podkidnoy":
+            ref = bench_reference(rules, reference, seconds)
+            result[name]["reference_games_per_s"] = ref["games_per_s"]
+            result[name]["speedup_vs_reference"] = (
+                result[name]["games_per_s_1thread"] / ref["games_per_s"]
+            )
     result.update(bench_startup())
     # The headline keys for the default configuration, at the top level too.
     for key in ("games_per_s_1thread", "decisions_per_s_1thread", "games_per_s_all_threads"):
         result[key] = result["2p_podkidnoy"][key]
     if with_env:
-        try:
-            from . import bench_env
-        except ImportError:
-            bench_env = None
-        if bench_env is not None:
-            result["env"] = bench_env.run_all(seconds)
+        from . import bench_env
+
+        result["env"] = bench_env.run_all(seconds)
     return result
 
 
@@ -242,7 +233,7 @@ def print_table(res: dict) -> None:
     ref = res["2p_podkidnoy"].get("reference_games_per_s")
     if ref:
         print(
-            f"plain-Python reference (tests/reference.py): {ref:,.1f} games/s; "
+            f"plain-Python reference ({res['reference']}): {ref:,.1f} games/s; "
             f"core is {res['2p_podkidnoy']['speedup_vs_reference']:,.0f}x faster"
         )
     print(f"cold compile (empty numba cache): {res['compile_s_cold']:.1f} s")
@@ -258,9 +249,17 @@ def main(argv=None) -> None:
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     ap.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
     ap.add_argument("--no-env", action="store_true", help="skip the environment benchmarks")
-    ap.add_argument("--no-reference", action="store_true", help="skip the reference timing")
+    ap.add_argument("--reference", metavar="MODULE",
+                    help="also time this plain-Python reference module (one with RefGame) "
+                         "on the same work, e.g. tests.reference from the repository root")
+    ap.add_argument("--no-reference", action="store_true",
+                    help="skip the reference timing even when --reference is given")
     args = ap.parse_args(argv)
-    res = run_all(args.seconds, not args.no_env, not args.no_reference)
+    module = args.reference if not args.no_reference else None
+    reference = importlib.import_module(module) if module else None
+    res = run_all(args.seconds, not args.no_env, reference)
+    if module:
+        res["reference"] = module
     if args.json:
         print(json.dumps(res, indent=2))
     else:

@@ -58,8 +58,8 @@ def bench_vector(rules: Rules | None = None, num_envs: int = 4096, num_threads: 
                  seconds: float = 2.0, copy: bool = False, seed: int = 0) -> dict:
     """``VectorEnv.step_random()`` in a loop; steps/s counts one step per game.
 
-    Wall-clock and CPU time are both reported: this machine is shared, and CPU time
-    per thread shows what the code does when it gets the cores.
+    Wall-clock and CPU time are both reported: on a shared machine CPU time per
+    thread shows what the code does when it gets the cores.
     """
     from .vector import VectorEnv
 

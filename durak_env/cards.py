@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import numpy as np
+from numba.extending import register_jitable
 
 RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 SUIT_NAMES = ("S", "C", "D", "H")
@@ -35,12 +36,18 @@ def card_id(rank: int, suit: int) -> int:
     return rank * NUM_SUITS + suit
 
 
+# rank_of and suit_of also compile inside kernels (register_jitable); with four suits the
+# division is a shift and the remainder a mask.
+@register_jitable
 def rank_of(card: int) -> int:
-    return card // NUM_SUITS
+    """Rank index ``0..12`` (``2..A``) of a card id."""
+    return card >> 2
 
 
+@register_jitable
 def suit_of(card: int) -> int:
-    return card % NUM_SUITS
+    """Suit index ``0..3`` (``S C D H``) of a card id."""
+    return card & 3
 
 
 def deck_low_card(deck_size: int) -> int:

@@ -26,19 +26,45 @@ from numba.core import cgutils
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
-from .actions import ActionLayout
-from .cards import BEATS, NUM_CARDS, RANK_MASK, SUIT_MASK
-from .rules import TABLE_SLOTS, VARIANTS, Rules
+from .actions import (
+    K_BEAT,
+    K_PASS,
+    K_PLAY,
+    K_SHOW,
+    K_TAKE,
+    PASS,
+    TAKE,
+    ActionLayout,
+    action_card,
+    action_kind,
+    beaten_card,
+)
+from .cards import BEATS, NUM_CARDS, RANK_MASK, SUIT_MASK, rank_of, suit_of
+from .rules import (  # noqa: F401 - the kernel-parameter slots, read as core.P_* / core.A_*
+    A_BEAT,
+    A_N,
+    A_PLAY,
+    A_SHOW,
+    A_TRANSFER,
+    NUM_PRM,
+    P_DECK,
+    P_FRMA,
+    P_HAND,
+    P_LOW,
+    P_MAXA,
+    P_N,
+    P_NEIGHBORS,
+    P_SHOW,
+    P_VARIANT,
+    TABLE_SLOTS,
+    VARIANTS,
+    Rules,
+)
 
 MAX_PLAYERS = 8
 ATTACK, DEFEND, OVER = 0, 1, 2
 PROSTOY, PODKIDNOY, PEREVODNOY = 0, 1, 2
 NO_SEAT = -1
-
-# prm indices
-P_N, P_HAND, P_LOW, P_DECK, P_VARIANT, P_NEIGHBORS = 0, 1, 2, 3, 4, 5
-P_MAXA, P_FRMA, P_SHOW, A_PLAY, A_BEAT, A_TRANSFER, A_SHOW, A_N = 6, 7, 8, 9, 10, 11, 12, 13
-NUM_PRM = 14
 
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
@@ -86,6 +112,11 @@ def _state_dtype():
 STATE_DTYPE = _state_dtype()
 
 
+def fresh_seed(bound: int = 1 << 63) -> int:
+    """A seed in ``0..bound-1`` from the operating system's entropy, for when none is given."""
+    return int(np.random.SeedSequence().entropy % bound)
+
+
 def new_state(batch: int) -> np.ndarray:
     """Allocate a batch of games (a record array of ``STATE_DTYPE``), all over until dealt."""
     st = np.zeros(batch, STATE_DTYPE)
@@ -122,8 +153,8 @@ def borrowed(typingctx, arr):
     """``arr`` without its reference count, for a kernel's own array arguments.
 
     Every call between kernels that passes an array otherwise updates the array's
-    reference count with an atomic instruction; on the engine's hot paths that made a
-    random game 2.7 times slower (57k against 157k games/s on one core). A parallel
+    reference count with an atomic instruction, which on the engine's hot paths costs
+    more than the game itself (``python -m durak_env.bench`` measures it). A parallel
     (``prange``) kernel's body already sees its arrays this way. Only for arguments of
     the kernel that borrows them (the caller keeps them alive for the call) and never
     for an array that leaves the kernel (returned or stored).
@@ -161,14 +192,24 @@ def popcount(m):
     return np.int64((m * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
+# splitmix64: the state advances by GOLDEN_GAMMA, the output is mix64 of the state.
+GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+
+
+@njit(cache=True, inline="always")
+def mix64(z):
+    """The splitmix64 output mixer: a bijective 64-bit hash of ``z`` (uint64)."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
 @njit(cache=True, inline="always")
 def rng_next(r):
     """splitmix64 on the game's own RNG state."""
-    s = r.rng + np.uint64(0x9E3779B97F4A7C15)
+    s = r.rng + GOLDEN_GAMMA
     r.rng = s
-    z = (s ^ (s >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
+    return mix64(s)
 
 
 @njit(cache=True, inline="always")
@@ -232,11 +273,6 @@ def transfer_target(r, prm):
 
 
 @njit(cache=True)
-def _card_index(prm, c):
-    return c - prm[P_LOW]
-
-
-@njit(cache=True)
 def _emit_cards(m, base, prm, buf, k):
     while m:
         c = low_card(m)
@@ -258,7 +294,7 @@ def legal_attack(r, prm, buf):
     hand = r.hands[r.to_act]
     if r.n_attack == 0:
         return _emit_cards(hand, prm[A_PLAY], prm, buf, 0)
-    buf[0] = 0  # pass
+    buf[0] = PASS
     if not can_add_card(r):
         return 1
     return _emit_cards(hand & r.table_ranks, prm[A_PLAY], prm, buf, 1)
@@ -273,7 +309,7 @@ def legal_transfers(r, prm, buf, k):
     if tgt == NO_SEAT:
         return k
     d = r.defender
-    same_rank = r.hands[d] & RANK_MASK[r.attack[0] >> 2]
+    same_rank = r.hands[d] & RANK_MASK[rank_of(r.attack[0])]
     room = hand_size(r, tgt)
     na = r.n_attack
     if na + 1 <= r.limit and room >= na + 1:
@@ -285,7 +321,7 @@ def legal_transfers(r, prm, buf, k):
 
 @njit(cache=True)
 def legal_defend(r, prm, buf):
-    buf[0] = 1  # take
+    buf[0] = TAKE
     k = 1
     hand = r.hands[r.defender]
     deck = prm[P_DECK]
@@ -435,7 +471,7 @@ def add_attack_card(r, c):
     r.cover[k] = -1
     r.n_attack = k + 1
     r.n_uncovered += 1
-    r.table_ranks |= RANK_MASK[c >> 2]
+    r.table_ranks |= RANK_MASK[rank_of(c)]
 
 
 @njit(cache=True)
@@ -468,7 +504,7 @@ def do_beat(r, prm, a, b):
         if r.attack[i] == a:
             r.cover[i] = b
     r.n_uncovered -= 1
-    r.table_ranks |= RANK_MASK[b >> 2]
+    r.table_ranks |= RANK_MASK[rank_of(b)]
     if r.n_uncovered > 0:
         return
     if prm[P_VARIANT] == PROSTOY:
@@ -505,20 +541,17 @@ def do_transfer(r, prm, c, show):
 @njit(cache=True)
 def apply_action(r, prm, action):
     """Apply one legal action (no check; see ``step``)."""
-    low = prm[P_LOW]
-    if action == 0:
+    kind = action_kind(prm, action)
+    if kind == K_PASS:
         do_pass(r, prm)
-    elif action == 1:
+    elif kind == K_TAKE:
         do_take(r, prm)
-    elif action < prm[A_BEAT]:
-        do_play(r, action - prm[A_PLAY] + low)
-    elif action < prm[A_TRANSFER]:
-        i = action - prm[A_BEAT]
-        do_beat(r, prm, i // prm[P_DECK] + low, i % prm[P_DECK] + low)
-    elif action < prm[A_SHOW]:
-        do_transfer(r, prm, action - prm[A_TRANSFER] + low, False)
+    elif kind == K_PLAY:
+        do_play(r, action_card(prm, action))
+    elif kind == K_BEAT:
+        do_beat(r, prm, beaten_card(prm, action), action_card(prm, action))
     else:
-        do_transfer(r, prm, action - prm[A_SHOW] + low, True)
+        do_transfer(r, prm, action_card(prm, action), kind == K_SHOW)
 
 
 @njit(cache=True)
@@ -564,9 +597,9 @@ def first_attacker(r, prm):
             continue
         trumps = r.hands[p] & SUIT_MASK[r.trump]
         if trumps:  # noqa: SIM108
-            key = low_card(trumps) >> 2
+            key = rank_of(low_card(trumps))
         else:
-            key = 100 + (low_card(r.hands[p]) >> 2)
+            key = 100 + rank_of(low_card(r.hands[p]))
         if key < best_key:
             best, best_key = p, key
     return best
@@ -636,7 +669,7 @@ def deal_random(r, prm):
     for i in range(rest):
         deck[i] = deck[n * h + i]
     face_up = last if rest > 0 else -1
-    _setup(r, prm, rest, ZERO, last & 3, face_up, -1)
+    _setup(r, prm, rest, ZERO, suit_of(last), face_up, -1)
 
 
 @njit(cache=True)

@@ -6,23 +6,14 @@ against the core's legal list and applied by ``core.step``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from . import core, observation
+from . import core, observation, records
 from .actions import ActionLayout, IllegalMoveError
-from .cards import (
-    NUM_CARDS,
-    SUIT_NAMES,
-    deck_mask,
-    format_card,
-    format_mask,
-    mask_of,
-    parse_card,
-    parse_suit,
-    suit_of,
-)
+from .cards import NUM_CARDS, SUIT_NAMES, format_card, format_mask
+from .deal import check_deal
 from .rules import Rules
 
 _LOG_ROWS = 4096
@@ -52,7 +43,7 @@ class Game:
         """A random deal; the same seed gives the same game."""
         game = cls(rules)
         if seed is None:
-            seed = int(np.random.SeedSequence().entropy % (1 << 63))
+            seed = core.fresh_seed()
         if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
             raise ValueError(f"seed must be an int or None, got {seed!r}")
         core.seed_games(game._st, np.array([int(seed) % (1 << 64)], np.uint64))
@@ -78,7 +69,7 @@ class Game:
                 ``trump``, ``first_attacker``) that makes the position invalid.
         """
         game = cls(rules)
-        d = _check_deal(rules, hands, talon, discard, trump, first_attacker)
+        d = check_deal(rules, hands, talon, discard, trump, first_attacker)
         talon_arr = np.full(NUM_CARDS, -1, np.int8)
         talon_arr[: len(d["talon"])] = d["talon"]
         core.deal_at(
@@ -165,6 +156,11 @@ class Game:
         return out
 
     @property
+    def state(self) -> np.ndarray:
+        """The game as a one-record ``core.STATE_DTYPE`` array (the referee's view)."""
+        return self._st
+
+    @property
     def to_act(self) -> int | None:
         return None if self.over else int(self._st[0]["to_act"])
 
@@ -227,9 +223,7 @@ class Game:
 
     def to_record(self, meta: dict | None = None) -> dict:
         """This game as a JSON-able record (rules, deal, every move); see ``records.py``."""
-        from .records import to_record
-
-        return to_record(self, meta)
+        return records.to_record(self, meta)
 
     @classmethod
     def from_record(cls, record: dict) -> Game:
@@ -238,9 +232,11 @@ class Game:
         Raises:
             ValueError: the record is malformed or does not replay (the message says where).
         """
-        from .records import from_record
-
-        return from_record(record)
+        for game, seat, _move, _forced in iter_replay(record):
+            if seat is None:
+                records.check_result(record, game)
+                return game
+        raise AssertionError("iter_replay always ends with the final position")
 
     def _repr_html_(self) -> str:
         from .html import render_html
@@ -252,87 +248,46 @@ class Game:
         return f"Game({self.rules}, {state}, {len(self.history)} moves)"
 
 
-def _parse_cards(field: str, cards) -> list[int]:
-    if isinstance(cards, str) or not isinstance(cards, Sequence):
-        raise ValueError(f"{field} must be a list of cards, got {cards!r}")
+def iter_replay(record: dict) -> Iterator[tuple]:
+    """Step through a record (``records.py``) decision by decision.
+
+    Yields ``(game, seat, move, forced)`` before each decision: ``game`` is the
+    position where ``seat`` chooses ``move``; once the caller resumes the
+    iterator, the move is applied, and ``forced`` (a list of ``(seat, move)``,
+    filled in place) holds the forced moves the engine applied after it. Last
+    comes ``(game, None, None, [])``: the position after every move of the
+    record. The same ``Game`` object is updated in place throughout; the forced
+    moves of the deal itself are ``game.history`` at the first item.
+
+    Raises:
+        ValueError: the record is malformed or does not replay; the message names
+            the field or the move (by index) that is wrong.
+    """
+    rules, deal, moves = records.read_record(record)
     try:
-        return [parse_card(c) for c in cards]
+        game = Game.from_deal(rules, **deal)
     except ValueError as e:
-        raise ValueError(f"{field}: {e}") from None
-
-
-def _check_deal(rules, hands, talon, discard, trump, first_attacker) -> dict:
-    n = rules.num_players
-    if isinstance(hands, str) or not isinstance(hands, Sequence) or len(hands) != n:
-        got = len(hands) if isinstance(hands, Sequence) else hands
-        raise ValueError(f"hands must be a list of {n} hands (num_players={n}), got {got!r}")
-    hand_ids = [_parse_cards(f"hands[{p}]", h) for p, h in enumerate(hands)]
-    talon_ids = _parse_cards("talon", talon)
-    discard_ids = _parse_cards("discard", discard)
-    _check_partition(rules, hand_ids, talon_ids, discard_ids)
-    holding = [p for p, h in enumerate(hand_ids) if h]
-    if talon_ids and len(holding) < n:
-        empty = [p for p in range(n) if p not in holding]
-        raise ValueError(
-            f"hands: seats {empty} have no cards, which is allowed only once the talon is empty"
-        )
-    if len(holding) < 2:
-        raise ValueError(f"hands: at least two hands must hold cards, got {len(holding)}")
-    trump_card = talon_ids[-1] if talon_ids else -1
-    trump_id = _check_trump(trump, trump_card)
-    if first_attacker is not None:
-        if isinstance(first_attacker, bool) or not isinstance(first_attacker, int | np.integer):
+        raise ValueError(f"deal: {e}") from None
+    records.check_forced(moves, 0, game.history)
+    i = len(game.history)
+    while i < len(moves):
+        seat, move = moves[i]
+        if game.over:
             raise ValueError(
-                f"first_attacker must be a seat number or None, got {first_attacker!r}"
+                f"moves[{i}]: the game is already over, yet the record goes on "
+                f"with seat {seat}: {move!r}"
             )
-        if first_attacker not in holding:
+        if seat != game.to_act:
             raise ValueError(
-                f"first_attacker={first_attacker} is not a seat in the game "
-                f"(seats holding cards: {holding})"
+                f"moves[{i}]: seat {seat} plays {move!r}, but seat {game.to_act} is to act"
             )
-    return {
-        "hands": [mask_of(h) for h in hand_ids],
-        "talon": talon_ids,
-        "discard": mask_of(discard_ids),
-        "trump": trump_id,
-        "trump_card": trump_card,
-    }
-
-
-def _check_partition(rules, hand_ids, talon_ids, discard_ids):
-    deck = deck_mask(rules.deck_size)
-    seen: dict[int, str] = {}
-    places = [(f"hands[{p}]", h) for p, h in enumerate(hand_ids)]
-    for where, ids in places + [("talon", talon_ids), ("discard", discard_ids)]:
-        field = where.split("[")[0]
-        for c in ids:
-            if not deck >> c & 1:
-                raise ValueError(
-                    f"{field}: {format_card(c)} is not in the {rules.deck_size}-card deck"
-                )
-            if c in seen:
-                raise ValueError(f"{field}: {format_card(c)} appears twice (also in {seen[c]})")
-            seen[c] = where
-    missing = deck & ~mask_of(seen)
-    if missing:
-        raise ValueError(
-            "hands, talon and discard must partition the deck; "
-            f"missing: {' '.join(format_mask(missing))}"
-        )
-
-
-def _check_trump(trump, trump_card) -> int:
-    if trump is None:
-        if trump_card < 0:
-            raise ValueError("trump must be given when the talon is empty")
-        return suit_of(trump_card)
-    try:
-        suit = parse_suit(trump)
-    except ValueError as e:
-        raise ValueError(f"trump: {e}") from None
-    if trump_card >= 0 and suit != suit_of(trump_card):
-        raise ValueError(
-            f"trump={trump!r} contradicts the face-up card {format_card(trump_card)} "
-            "at the bottom of the talon"
-        )
-    return suit
+        forced: list[tuple[int, str]] = []
+        yield game, seat, move, forced
+        try:
+            game.play(move)
+        except IllegalMoveError as e:
+            raise ValueError(f"moves[{i}]: {e}") from None
+        records.check_forced(moves, i + 1, game.history)
+        forced.extend(game.history[i + 1 :])
+        i = len(game.history)
+    yield game, None, None, []

@@ -35,10 +35,10 @@ from gymnasium import spaces
 
 from . import batch as bt
 from .actions import IllegalMoveError
-from .batch import Batch, check_render_mode, rules_from_kwargs
-from .render import render_state
+from .batch import check_render_mode, rules_from_kwargs
 from .rules import Rules
-from .vector import observation_space as _obs_box
+from .single import SingleGameEnv
+from .vector import observation_space
 
 ENV_ID = "Durak-v0"
 _MAX_DEALS = 1000
@@ -71,7 +71,7 @@ def _check_opponents(opponents, n: int) -> list:
     return opponents
 
 
-class DurakEnv(gymnasium.Env):
+class DurakEnv(SingleGameEnv, gymnasium.Env):
     """One learner seat against opponents; see the module docstring.
 
     Args:
@@ -89,7 +89,7 @@ class DurakEnv(gymnasium.Env):
     def __init__(self, rules: Rules | None = None, seat: int | str = 0, opponents=None,
                  illegal_action: str = "terminate", illegal_reward: float = -1.0,
                  render_mode: str | None = None, **kwargs):
-        self.rules = rules_from_kwargs("DurakEnv", rules, **kwargs)
+        self._init_game(rules_from_kwargs("DurakEnv", rules, **kwargs))
         n = self.rules.num_players
         check_render_mode(render_mode, self.metadata["render_modes"])
         if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int | np.integer)
@@ -103,13 +103,9 @@ class DurakEnv(gymnasium.Env):
         self.opponents = _check_opponents(opponents, n)
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
-        self._b = Batch(self.rules, 1)
-        self.layout = self._b.layout
-        self.observation_space = _obs_box(self.rules)
+        self.observation_space = observation_space(self.rules)
         self.action_space = spaces.Discrete(self.layout.n)
-        self._rew = np.zeros(n, np.float64)
         self.seat = 0
-        self._n_legal = 0
         self._done = True
 
     # ------------------------------------------------------------ Gymnasium API
@@ -136,15 +132,10 @@ class DurakEnv(gymnasium.Env):
     def _deal_option(self, options):
         return bt.deal_from_options(self.rules, options, "Durak-v0", strict=True)
 
-    def _deal(self, deal):
-        obs, mask = self._fresh()
-        b = self._b
-        if deal is None:
-            b.st["rng"][0] = self.np_random.integers(0, 2**63, dtype=np.int64)
-            n = bt.deal_random_game(b.st, 0, b.prm, b.off, b.buf, b.deal_rng, mask, obs)
-        else:
-            n = bt.deal_game(b.st, 0, b.prm, b.off, *deal, b.buf, mask, obs)
-        self._after(n, obs, mask)
+    def _deal(self, deal) -> int:
+        if deal is None:  # the episode's deal comes from the env's own np_random
+            self._b.st["rng"][0] = self.np_random.integers(0, 2**63, dtype=np.int64)
+        return super()._deal(deal)
 
     def step(self, action):
         if self._done:
@@ -161,9 +152,7 @@ class DurakEnv(gymnasium.Env):
 
     def _illegal(self, a):
         if self.illegal_action == "raise":
-            legal = ", ".join(self.layout.decode(int(x)) for x in self._legal())
-            raise IllegalMoveError(f"illegal action {a} ({self.layout.decode(a)!r}) for seat "
-                                   f"{self.seat}; legal moves: {legal}")
+            raise IllegalMoveError(self._illegal_message(a, f"seat {self.seat}"))
         self._done = True
         info = {"action_mask": np.zeros(self.layout.n, np.int8), "illegal_action": True}
         return self._obs.copy(), self.illegal_reward, True, False, info
@@ -172,40 +161,10 @@ class DurakEnv(gymnasium.Env):
         """Legal actions of the learner as a bool array (all False once the game is over)."""
         return self._mask.astype(bool)
 
-    def _repr_html_(self) -> str:
-        """Cards as HTML/SVG in a notebook (the referee's view)."""
-        from .html import render_html_state
-
-        return render_html_state(self._b.st, 0, self.rules)
-
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("Durak-v0: render() called without a render_mode")
-            return None
-        text = render_state(self._b.st, 0, self.rules)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+    def _warn_no_render_mode(self) -> None:
+        gymnasium.logger.warn("Durak-v0: render() called without a render_mode")
 
     # ------------------------------------------------------------ internals
-
-    def _fresh(self):
-        return np.empty(self._b.obs_size, np.float32), np.zeros(self.layout.n, np.int8)
-
-    def _after(self, n, obs, mask):
-        self._n_legal = n
-        self._obs, self._mask = obs, mask
-        self._to_act = self._b.to_act(0)
-
-    def _apply(self, a):
-        obs, mask = self._fresh()
-        b = self._b
-        n = bt.step_game(b.st, 0, b.prm, b.off, a, b.buf, mask, obs, self._rew)
-        self._after(n, obs, mask)
-
-    def _legal(self):
-        return self._b.buf[0, : self._n_legal]
 
     def _play_opponents(self):
         n = self.rules.num_players

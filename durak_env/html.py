@@ -45,7 +45,7 @@ def render_html(game, seat: int | None = None) -> str:
         game: a ``durak_env.Game``.
         seat: None for the referee's view, or the seat whose knowledge to show.
     """
-    return render_html_state(game._st, 0, game.rules, seat)
+    return render_html_state(game.state, 0, game.rules, seat)
 
 
 def render_html_state(st, g: int, rules: Rules, seat: int | None = None) -> str:

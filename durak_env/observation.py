@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from . import core
-from .cards import SUIT_NAMES, cards_of, format_card
+from .cards import NUM_SUITS, SUIT_NAMES, cards_of, format_card
 from .core import ONE, ZERO, bit
 from .rules import Rules
 
@@ -24,31 +24,36 @@ from .rules import Rules
 LAYOUT_VERSION = 1
 
 
+# The pieces in order: (name, size for deck_size d and num_players n, meaning).
+PIECES = (
+    ("hand", lambda d, n: d, "own hand"),
+    ("attack_uncovered", lambda d, n: d, "attack cards on the table not yet covered"),
+    ("attack_covered", lambda d, n: d, "attack cards on the table already covered"),
+    ("covering", lambda d, n: d, "covering cards on the table"),
+    ("discard", lambda d, n: d, "discard pile"),
+    ("known", lambda d, n: (n - 1) * d, "cards known to be in each other hand, seats 1..n-1"),
+    ("hand_size", lambda d, n: n, "cards in each hand / hand_size"),
+    ("in_game", lambda d, n: n, "1 while the seat is still in the game"),
+    ("talon_size", lambda d, n: 1, "cards in the talon / hand_size"),
+    ("trump_suit", lambda d, n: NUM_SUITS, "one-hot trump suit (S C D H)"),
+    ("trump_card", lambda d, n: d, "the face-up trump card while it is in the talon"),
+    ("attacker", lambda d, n: n, "one-hot main attacker"),
+    ("defender", lambda d, n: n, "one-hot defender"),
+    ("to_act", lambda d, n: n, "one-hot seat asked to act"),
+    ("opener", lambda d, n: n, "one-hot seat that opened the round"),
+    ("phase", lambda d, n: 2, "one-hot: attack volley, defence (zeros once over)"),
+    ("take", lambda d, n: 1, "1 if the defender has declared take"),
+    ("n_attack", lambda d, n: 1, "attack cards this round / hand_size"),
+    ("limit", lambda d, n: 1, "attack limit in force / hand_size"),
+    ("passes", lambda d, n: 1, "passes since the last card was added / hand_size"),
+    ("shown", lambda d, n: n, "1 if the seat has shown a trump this round"),
+)
+PIECE_NAMES = tuple(name for name, _size, _doc in PIECES)
+
+
 def _pieces(rules: Rules) -> list[tuple[str, int, str]]:
     d, n = rules.deck_size, rules.num_players
-    return [
-        ("hand", d, "own hand"),
-        ("attack_uncovered", d, "attack cards on the table not yet covered"),
-        ("attack_covered", d, "attack cards on the table already covered"),
-        ("covering", d, "covering cards on the table"),
-        ("discard", d, "discard pile"),
-        ("known", (n - 1) * d, "cards known to be in each other hand, seats 1..n-1"),
-        ("hand_size", n, "cards in each hand / hand_size"),
-        ("in_game", n, "1 while the seat is still in the game"),
-        ("talon_size", 1, "cards in the talon / hand_size"),
-        ("trump_suit", 4, "one-hot trump suit (S C D H)"),
-        ("trump_card", d, "the face-up trump card while it is in the talon"),
-        ("attacker", n, "one-hot main attacker"),
-        ("defender", n, "one-hot defender"),
-        ("to_act", n, "one-hot seat asked to act"),
-        ("opener", n, "one-hot seat that opened the round"),
-        ("phase", 2, "one-hot: attack volley, defence (zeros once over)"),
-        ("take", 1, "1 if the defender has declared take"),
-        ("n_attack", 1, "attack cards this round / hand_size"),
-        ("limit", 1, "attack limit in force / hand_size"),
-        ("passes", 1, "passes since the last card was added / hand_size"),
-        ("shown", n, "1 if the seat has shown a trump this round"),
-    ]
+    return [(name, size(d, n), doc) for name, size, doc in PIECES]
 
 
 @dataclass(frozen=True)
@@ -90,10 +95,28 @@ def obs_offsets(rules: Rules) -> np.ndarray:
     return np.array([p.offset for p in observation_layout(rules)], np.int64)
 
 
-# Piece indices in the offsets array, in _pieces order.
-(O_HAND, O_UNCOV, O_COV, O_COVERING, O_DISCARD, O_KNOWN, O_HSIZE, O_INGAME, O_TALON,
- O_TSUIT, O_TCARD, O_ATT, O_DEF, O_TOACT, O_OPENER, O_PHASE, O_TAKE, O_NATT, O_LIMIT,
- O_PASSES, O_SHOWN) = range(21)
+# Index of each piece in the offsets array (``obs_offsets``), looked up by its name.
+O_HAND = PIECE_NAMES.index("hand")
+O_UNCOV = PIECE_NAMES.index("attack_uncovered")
+O_COV = PIECE_NAMES.index("attack_covered")
+O_COVERING = PIECE_NAMES.index("covering")
+O_DISCARD = PIECE_NAMES.index("discard")
+O_KNOWN = PIECE_NAMES.index("known")
+O_HSIZE = PIECE_NAMES.index("hand_size")
+O_INGAME = PIECE_NAMES.index("in_game")
+O_TALON = PIECE_NAMES.index("talon_size")
+O_TSUIT = PIECE_NAMES.index("trump_suit")
+O_TCARD = PIECE_NAMES.index("trump_card")
+O_ATT = PIECE_NAMES.index("attacker")
+O_DEF = PIECE_NAMES.index("defender")
+O_TOACT = PIECE_NAMES.index("to_act")
+O_OPENER = PIECE_NAMES.index("opener")
+O_PHASE = PIECE_NAMES.index("phase")
+O_TAKE = PIECE_NAMES.index("take")
+O_NATT = PIECE_NAMES.index("n_attack")
+O_LIMIT = PIECE_NAMES.index("limit")
+O_PASSES = PIECE_NAMES.index("passes")
+O_SHOWN = PIECE_NAMES.index("shown")
 
 
 @njit(cache=True, inline="always")
@@ -157,13 +180,6 @@ def encode(r, prm, off, me, out):
 @njit(cache=True)
 def encode_at(st, g, prm, off, me, out):
     encode(st[g], prm, off, me, out)
-
-
-@njit(cache=True)
-def fill_mask(buf, n_legal, mask):
-    mask[:] = 0
-    for i in range(n_legal):
-        mask[buf[i]] = 1
 
 
 @dataclass

@@ -1,8 +1,8 @@
-"""Play Durak in the terminal against agents.
+"""A terminal game of Durak, a human against agents: the session of ``python -m agents.play``.
 
-    python -m durak_env.play --players 2 --opponent expert
-    python -m durak_env.play --players 3 --opponent greedy --opponent ppo:checkpoints/ppo.pt
-    python -m durak_env.play --variant perevodnoy --seed 7 --seat 1 --record-dir my_games
+    python -m agents.play --players 2 --opponent expert
+    python -m agents.play --players 3 --opponent greedy --opponent ppo:checkpoints/ppo.pt
+    python -m agents.play --variant perevodnoy --seed 7 --seat 1 --record-dir my_games
 
 When you are asked to act you see your hand, the table and the numbered legal
 moves. Answer with a number or with the move in notation (``beat 7c k♣``,
@@ -10,6 +10,11 @@ moves. Answer with a number or with the move in notation (``beat 7c k♣``,
 moves again, ``q`` abandons the game. Input is read line by line from stdin, so a
 session can be scripted. At the end every hand is shown and the game record
 (``durak_env.records``) is saved as JSON; its path is printed.
+
+The engine knows no agents: ``main`` builds the opponents with the ``agent_factory``
+it is given (``agents.play`` passes ``agents.make_agent``), any callable
+``(spec, rules) -> agent`` whose agents have ``name``, ``reset()`` and
+``act(observation, action_mask, rng)``.
 
 Exit status: 0 when the game was played to the end or abandoned with ``q``, 1 when
 the input ended first, 2 on a bad command line, 130 on Ctrl-C. An abandoned game's
@@ -21,15 +26,20 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from .actions import IllegalMoveError
+from .cli import add_rules_arguments, rules_from_args
+from .core import fresh_seed
 from .game import Game
 from .records import save_record
 from .rules import Rules
 from .term import render_terminal
+
+PROG = "python -m agents.play"
 
 
 class _Quit(Exception):
@@ -38,20 +48,9 @@ class _Quit(Exception):
         self.reason = reason
 
 
-def make_opponent(spec: str, rules: Rules):
-    """An agent from its spec string (``agents.make_agent``)."""
-    try:
-        from agents import make_agent
-    except ImportError:
-        from agents.registry import make_agent
-    return make_agent(spec, rules)
-
-
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="python -m durak_env.play", description="Play Durak against agents in the terminal."
-    )
-    p.add_argument("--players", type=int, default=2, help="number of players (default 2)")
+def _parser(prog: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=prog, description="Play Durak against agents in the terminal.")
+    add_rules_arguments(p)
     p.add_argument(
         "--opponent",
         action="append",
@@ -63,19 +62,6 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     p.add_argument("--seed", type=int, default=None, help="deal and agent seed (default random)")
     p.add_argument(
-        "--variant", default="podkidnoy", help="prostoy, podkidnoy (default) or perevodnoy"
-    )
-    p.add_argument("--deck-size", type=int, default=36, help="24, 36 (default) or 52")
-    p.add_argument("--hand-size", type=int, default=6)
-    p.add_argument("--throw-in", default="all", help="all (default) or neighbors")
-    p.add_argument("--max-attack", type=int, default=6)
-    p.add_argument("--first-round-max-attack", type=int, default=None)
-    p.add_argument(
-        "--transfer-show-trump",
-        action="store_true",
-        help="perevodnoy: allow transferring by showing a trump",
-    )
-    p.add_argument(
         "--record-dir", default="records", help="directory for the game record (default ./records)"
     )
     p.add_argument("--no-record", action="store_true", help="do not save a game record")
@@ -86,19 +72,6 @@ def _parser() -> argparse.ArgumentParser:
         help="ANSI colour (default: only on a terminal)",
     )
     return p
-
-
-def _rules(args) -> Rules:
-    return Rules(
-        num_players=args.players,
-        deck_size=args.deck_size,
-        hand_size=args.hand_size,
-        variant=args.variant,
-        throw_in=args.throw_in,
-        max_attack=args.max_attack,
-        first_round_max_attack=args.first_round_max_attack,
-        transfer_show_trump=args.transfer_show_trump,
-    )
 
 
 def _opponent_specs(args, n: int) -> dict[int, str]:
@@ -223,20 +196,39 @@ def _finish(session: Session, game: Game, seat: int, deal_hands) -> None:
         say(f"Result: you won; seat {game.durak} ({session.agents[game.durak].name}) is the durak.")
 
 
-def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
-    args = _parser().parse_args(argv)
+def main(
+    argv: list[str] | None = None,
+    stdin=None,
+    stdout=None,
+    *,
+    agent_factory: Callable[[str, Rules], object],
+    prog: str = PROG,
+) -> int:
+    """Parse the command line, play one game on stdin/stdout, save its record.
+
+    Args:
+        argv: the arguments (default ``sys.argv[1:]``).
+        stdin, stdout: the human's input and the transcript (default the terminal).
+        agent_factory: builds an opponent from its ``--opponent`` spec and the rules.
+        prog: the command's name in its help and error messages.
+
+    Returns:
+        The exit status (see the module docstring).
+    """
+    args = _parser(prog).parse_args(argv)
     out = stdout or sys.stdout
     inp = stdin or sys.stdin
     try:
-        rules = _rules(args)
+        rules = rules_from_args(args)
         if not 0 <= args.seat < rules.num_players:
             raise ValueError(f"--seat must be in 0..{rules.num_players - 1}, got {args.seat}")
         specs = _opponent_specs(args, rules.num_players)
-        agents = {p: make_opponent(spec, rules) for p, spec in specs.items()}
+        agents = {p: agent_factory(spec, rules) for p, spec in specs.items()}
     except ValueError as e:
-        print(f"durak_env.play: error: {e}", file=sys.stderr)
+        print(f"{prog.split()[-1]}: error: {e}", file=sys.stderr)
         return 2
-    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 10**9)
+    # A short seed, so that it is easy to type back in.
+    seed = args.seed if args.seed is not None else fresh_seed(10**9)
     for agent in agents.values():
         agent.reset()
     game = Game.new(rules, seed=seed)
@@ -286,4 +278,6 @@ def _free_path(path: Path) -> Path:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    print(f"the terminal game is {PROG}; this module is its library and knows no agents",
+          file=sys.stderr)
+    sys.exit(2)

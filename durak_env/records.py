@@ -21,20 +21,22 @@ rejected rather than silently replayed into another game. A record may stop in t
 middle of a game (an abandoned game); ``result`` then has ``"over": false``.
 ``result`` and ``meta`` are optional when reading; a ``result`` that is present
 must match the replay.
+
+This module knows the format and checks it; replaying a record is ``Game``'s job
+(``Game.from_record`` and ``durak_env.game.iter_replay``), which uses the checks here.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
-from .actions import IllegalMoveError
+from .cards import format_card, parse_card
+from .deal import DEAL_KEYS
 from .rules import Rules
 
 FORMAT = "durak-record"
 VERSION = 1
-_DEAL_KEYS = ("hands", "talon", "discard", "trump", "first_attacker")
 _KEYS = ("format", "version", "rules", "deal", "moves", "result", "meta")
 
 
@@ -51,7 +53,7 @@ def to_record(game, meta: dict | None = None) -> dict:
         "rules": game.rules.to_dict(),
         "deal": {k: _plain(v) for k, v in game.deal_record.items()},
         "moves": [[int(seat), move] for seat, move in game.history],
-        "result": _result(game),
+        "result": result_of(game),
     }
     if meta:
         record["meta"] = dict(meta)
@@ -64,7 +66,8 @@ def _plain(value):
     return value if value is None or isinstance(value, str) else int(value)
 
 
-def _result(game) -> dict:
+def result_of(game) -> dict:
+    """The ``result`` entry of a game's record."""
     return {
         "over": game.over,
         "durak": game.durak,
@@ -73,79 +76,25 @@ def _result(game) -> dict:
     }
 
 
-def from_record(record: dict):
-    """Rebuild a ``Game`` by dealing the record's position and replaying its moves.
+def read_record(record: dict) -> tuple[Rules, dict, list[tuple[int, str]]]:
+    """Check a record's header, rules, deal keys and moves; return (rules, deal, moves).
+
+    ``deal`` holds the ``Game.from_deal`` keywords, not yet checked as a position.
 
     Raises:
-        ValueError: the record is malformed or does not replay; the message names
-            the field or the move (by index) that is wrong.
-    """
-    for game, seat, _move, _forced in iter_replay(record):
-        if seat is None:
-            _check_result(record, game)
-            return game
-    raise AssertionError("iter_replay always ends with the final position")
-
-
-def iter_replay(record: dict) -> Iterator[tuple]:
-    """Step through a record decision by decision.
-
-    Yields ``(game, seat, move, forced)`` before each decision: ``game`` is the
-    position where ``seat`` chooses ``move``; once the caller resumes the
-    iterator, the move is applied, and ``forced`` (a list of ``(seat, move)``,
-    filled in place) holds the forced moves the engine applied after it. Last
-    comes ``(game, None, None, [])``: the position after every move of the
-    record. The same ``Game`` object is updated in place throughout; the forced
-    moves of the deal itself are ``game.history`` at the first item.
-
-    Raises:
-        ValueError: as ``from_record``.
+        ValueError: naming the field that is wrong.
     """
     moves = _check_moves(record)
-    game = _start(record)
-    i = len(game.history)
-    while i < len(moves):
-        seat, move = moves[i]
-        if game.over:
-            raise ValueError(
-                f"moves[{i}]: the game is already over, yet the record goes on "
-                f"with seat {seat}: {move!r}"
-            )
-        if seat != game.to_act:
-            raise ValueError(
-                f"moves[{i}]: seat {seat} plays {move!r}, but seat {game.to_act} is to act"
-            )
-        forced: list[tuple[int, str]] = []
-        yield game, seat, move, forced
-        try:
-            game.play(move)
-        except IllegalMoveError as e:
-            raise ValueError(f"moves[{i}]: {e}") from None
-        _check_forced(moves, i + 1, game.history)
-        forced.extend(game.history[i + 1 :])
-        i = len(game.history)
-    yield game, None, None, []
-
-
-def _start(record: dict):
-    from .game import Game
-
-    _check_header(record)
     rules = _rules(record["rules"])
     deal = record["deal"]
     if not isinstance(deal, dict):
         raise ValueError(f"deal must be a dict of Game.from_deal keywords, got {deal!r}")
-    unknown = [k for k in deal if k not in _DEAL_KEYS]
+    unknown = [k for k in deal if k not in DEAL_KEYS]
     if unknown:
-        raise ValueError(f"deal: unknown key(s) {unknown}; valid keys: {list(_DEAL_KEYS)}")
+        raise ValueError(f"deal: unknown key(s) {unknown}; valid keys: {list(DEAL_KEYS)}")
     if "hands" not in deal:
         raise ValueError("deal: 'hands' is missing")
-    try:
-        game = Game.from_deal(rules, **deal)
-    except ValueError as e:
-        raise ValueError(f"deal: {e}") from None
-    _check_forced(_check_moves(record), 0, game.history)
-    return game
+    return rules, deal, moves
 
 
 def _check_header(record):
@@ -193,7 +142,7 @@ def _check_moves(record) -> list[tuple[int, str]]:
     return out
 
 
-def _check_forced(moves, start, history):
+def check_forced(moves, start, history):
     """The engine's forced moves ``history[start:]`` must be what the record says."""
     for j in range(start, len(history)):
         if j >= len(moves):
@@ -211,21 +160,20 @@ def _canonical(move: str) -> str:
     words = move.split()
     if not words:
         return move
-    from .cards import format_card, parse_card
-
     try:
         return " ".join([words[0].lower()] + [format_card(parse_card(w)) for w in words[1:]])
     except ValueError:
         return move
 
 
-def _check_result(record, game):
+def check_result(record, game):
+    """A ``result`` present in the record must be what replaying it gave ``game``."""
     want = record.get("result")
     if want is None:
         return
     if not isinstance(want, dict):
         raise ValueError(f"result must be a dict, got {want!r}")
-    got = _result(game)
+    got = result_of(game)
     for key in got:
         if key in want and _norm(want[key]) != _norm(got[key]):
             raise ValueError(

@@ -19,7 +19,7 @@ def render_text(game, seat: int | None = None) -> str:
         game: a ``durak_env.Game``.
         seat: None for the referee's view, or the seat whose knowledge to show.
     """
-    return render_state(game._st, 0, game.rules, seat)
+    return render_state(game.state, 0, game.rules, seat)
 
 
 def _cards(mask: int, trump: int) -> str:

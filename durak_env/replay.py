@@ -14,7 +14,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .records import iter_replay, load_record
+from .game import iter_replay
+from .records import load_record
 from .term import render_terminal, use_color
 
 
@@ -22,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m durak_env.replay", description="Step through a Durak game record (JSON)."
     )
-    p.add_argument("file", help="a record written by Game.to_record / durak_env.play")
+    p.add_argument("file", help="a record written by Game.to_record / python -m agents.play")
     p.add_argument("--seat", type=int, default=None, help="show only this seat's view")
     p.add_argument("--step", action="store_true", help="wait for Enter after each move")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")

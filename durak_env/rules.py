@@ -15,6 +15,12 @@ MAX_PLAYERS_FOR_DECK = {24: 4, 36: 6, 52: 8}
 # At most 26 attack cards fit on the table of a 52-card deck (each needs a cover or a taker).
 TABLE_SLOTS = 26
 
+# The kernels read the rules, and the action offsets of ``ActionLayout``, from one int64
+# array built by ``core.kernel_params``; these are its slots.
+P_N, P_HAND, P_LOW, P_DECK, P_VARIANT, P_NEIGHBORS = 0, 1, 2, 3, 4, 5
+P_MAXA, P_FRMA, P_SHOW, A_PLAY, A_BEAT, A_TRANSFER, A_SHOW, A_N = 6, 7, 8, 9, 10, 11, 12, 13
+NUM_PRM = 14
+
 
 @dataclass(frozen=True)
 class Rules:
@@ -83,11 +89,6 @@ class Rules:
     @property
     def low_card(self) -> int:
         return deck_low_card(self.deck_size)
-
-    @property
-    def max_table(self) -> int:
-        """Most attack cards a round can ever hold under these rules."""
-        return max(self.max_attack, self.first_round_max_attack or 0)
 
 
 def _check_int(field, value, lo, hi, why=""):

@@ -45,6 +45,7 @@ from gymnasium.vector.utils import batch_space
 from numba import njit, prange
 
 from . import batch as bt
+from . import core, observation
 from .batch import Batch
 from .rules import TABLE_SLOTS, Rules
 
@@ -56,10 +57,10 @@ def _vec_reset(st, prm, off, buf, n_legal, mask, obs, dec, to_act, deal_rng):
     log = np.empty((0, 2), np.int32)  # core's forced-move log, unused here
     for g in prange(st.shape[0]):
         r = st[g]
-        bt._set_mask(buf[g], n_legal[g], mask[g], 0)
-        n, start = bt._deal_random(r, prm, buf[g], log)
+        bt.set_mask(buf[g], n_legal[g], mask[g], 0)
+        n, start = bt.deal_until_decision(r, prm, buf[g], log)
         deal_rng[g] = start
-        bt._refresh(r, prm, off, n, buf[g], mask[g], obs[g])
+        bt.refresh(r, prm, off, n, buf[g], mask[g], obs[g])
         n_legal[g] = n
         to_act[g] = r.to_act
         dec[g] = 0
@@ -93,16 +94,16 @@ def _vec_step(st, prm, off, actions, draw, act_rng, buf, n_legal, mask, obs, rew
             continue
         if draw:
             actions[g] = bg[bt.rng_below(act_rng, g, n_legal[g])]
-        bt._set_mask(bg, n_legal[g], mg, 0)
+        bt.set_mask(bg, n_legal[g], mg, 0)
         dec[g] += 1
-        n = bt._advance(r, prm, off, actions[g], bg, mg, obs[g], rew[g], log)
+        n = bt.advance(r, prm, off, actions[g], bg, mg, obs[g], rew[g], log)
         if n == 0:
             term[g] = True
             glen[g] = dec[g]
             dec[g] = 0
-            n, start = bt._deal_random(r, prm, bg, log)
+            n, start = bt.deal_until_decision(r, prm, bg, log)
             deal_rng[g] = start
-            bt._refresh(r, prm, off, n, bg, mg, obs[g])
+            bt.refresh(r, prm, off, n, bg, mg, obs[g])
         else:
             term[g] = False
             glen[g] = 0
@@ -122,7 +123,7 @@ def _vec_random(buf, n_legal, rng, out):
 @njit(parallel=True, cache=True)
 def _vec_observe(st, prm, off, seats, out):
     for g in prange(out.shape[0]):
-        bt.observation.encode(st[g], prm, off, seats[g], out[g])
+        observation.encode(st[g], prm, off, seats[g], out[g])
 
 
 def observation_space(rules: Rules) -> spaces.Box:
@@ -190,7 +191,7 @@ class VectorEnv(GymVectorEnv):
         self._to_act = np.zeros(b, np.int32)
         self._act_rng = np.zeros(b, np.uint64)
         self._actions = np.zeros(b, np.int64)
-        self._seed(bt.fresh_seed() if seed is None else seed)
+        self._seed(core.fresh_seed() if seed is None else seed)
         self._needs_reset = True
 
     @property

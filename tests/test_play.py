@@ -1,4 +1,4 @@
-"""``python -m durak_env.play`` driven through stdin as a human would type: bad numbers,
+"""``python -m agents.play`` driven through stdin as a human would type: bad numbers,
 malformed and illegal moves are explained and asked again, a move in any spelling is
 accepted, the game ends with every hand shown and a replayable record on disk."""
 
@@ -19,7 +19,7 @@ def run_play(args, script: str, tmp_path) -> tuple[subprocess.CompletedProcess, 
     env = dict(os.environ, NO_COLOR="1", PYTHONIOENCODING="utf-8")
     rec_dir = tmp_path / "records"
     proc = subprocess.run(
-        [sys.executable, "-m", "durak_env.play", "--record-dir", str(rec_dir), *args],
+        [sys.executable, "-m", "agents.play", "--record-dir", str(rec_dir), *args],
         input=script,
         capture_output=True,
         text=True,

@@ -10,7 +10,8 @@ import pytest
 from helpers import final_state, random_move, random_position, random_rules_kwargs, snapshot
 
 from durak_env import Game, Rules
-from durak_env.records import dumps, iter_replay, load_record, save_record
+from durak_env.game import iter_replay
+from durak_env.records import dumps, load_record, save_record
 
 VARIANT_RULES = [
     dict(num_players=2),

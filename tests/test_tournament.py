@@ -31,7 +31,7 @@ from agents.tournament import (
     write_records,
 )
 from durak_env import Game, Rules
-from durak_env.records import from_record, load_record
+from durak_env.records import load_record
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -259,7 +259,7 @@ def _check_record_files(out, results, specs, seed, recorded):
         assert entry["file"] == f"records/game_{r.index:05d}.json"
         record = load_record(out / entry["file"])
         assert record == r.record  # the file is the record of the game played, unchanged
-        game = from_record(record)  # replays every move and checks record["result"]
+        game = Game.from_record(record)  # replays every move and checks record["result"]
         assert (game.durak if game.durak is not None else -1) == r.durak == entry["durak"]
         assert game.out_order == r.out_order
         meta = record["meta"]
@@ -306,7 +306,7 @@ def test_a_game_stopped_at_the_move_limit_is_recorded_unfinished(monkeypatch):
     assert r.durak == -1 and r.record["result"]["over"] is False
     assert r.record["meta"]["tournament_result"] == {
         "durak": None, "decisions": 4, "move_limit": True}
-    game = from_record(r.record)  # replays up to where the tournament stopped it
+    game = Game.from_record(r.record)  # replays up to where the tournament stopped it
     assert not game.over and game.history == [tuple(m) for m in r.record["moves"]]
 
 
@@ -353,7 +353,7 @@ def test_command_line_smoke(tmp_path):
     assert data["config"]["rules"]["variant"] == "perevodnoy"
     assert [e["file"] for e in data["recorded_games"]] == [
         "records/game_00000.json", "records/game_00001.json"]
-    game = from_record(load_record(out / "records/game_00001.json"))
+    game = Game.from_record(load_record(out / "records/game_00001.json"))
     assert game.rules.variant == "perevodnoy"
     assert (game.durak if game.durak is not None else -1) == data["recorded_games"][1]["durak"]
 

@@ -27,7 +27,7 @@ and ``step``. Deal seeds and agent RNGs are derived from ``--seed`` and the game
 index only, so the result is the same for any number of workers.
 
 ``--record N`` saves the first ``N`` games of the schedule as game records
-(``durak_env.records``, the format ``durak_env.play`` writes) in ``OUT/records/``;
+(``durak_env.records``, the format ``python -m agents.play`` writes) in ``OUT/records/``;
 ``python -m durak_env.replay OUT/records/game_00000.json`` steps through one.
 """
 

@@ -10,28 +10,11 @@ import subprocess
 import sys
 import time
 
-from durak_env import Rules
+from durak_env.cli import add_rules_arguments, rules_from_args
 
 from .play import run
 from .report import format_tables, write_outputs, write_records
 from .summary import Summary, summarize
-
-
-def rules_from_args(args) -> Rules:
-    d: dict = {}
-    if args.rules:
-        import yaml
-
-        with open(args.rules) as f:
-            loaded = yaml.safe_load(f) or {}
-        d.update(loaded.get("rules", loaded))
-    d["num_players"] = args.players
-    for name in ("deck_size", "hand_size", "variant", "throw_in", "max_attack",
-                 "first_round_max_attack", "transfer_show_trump"):
-        value = getattr(args, name)
-        if value is not None:
-            d[name] = value
-    return Rules.from_dict(d)
 
 
 def _package_doc() -> str:
@@ -46,17 +29,9 @@ def parse_args(argv=None):
     p.add_argument("--agents", required=True,
                    help="comma-separated agent specs with parameters after a colon, "
                         "e.g. 'expert:w_pairs=0.5,w_trump=1,greedy,random'")
-    p.add_argument("--players", type=int, default=2)
+    add_rules_arguments(p)
     p.add_argument("--games", type=int, default=1000,
                    help="games per agent pair (2 players) or in total (more players)")
-    p.add_argument("--rules", help="YAML file with Rules fields (top level or under 'rules:')")
-    p.add_argument("--deck-size", type=int, choices=(24, 36, 52))
-    p.add_argument("--hand-size", type=int)
-    p.add_argument("--variant", choices=("prostoy", "podkidnoy", "perevodnoy"))
-    p.add_argument("--throw-in", choices=("all", "neighbors"))
-    p.add_argument("--max-attack", type=int)
-    p.add_argument("--first-round-max-attack", type=int)
-    p.add_argument("--transfer-show-trump", action=argparse.BooleanOptionalAction, default=None)
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", help="output directory (default runs/tournament_<time>)")
