@@ -11,8 +11,10 @@ discard pile (so ``first_round_max_attack`` is never in force there).
 from types import SimpleNamespace
 
 import pytest
-import reference
-from helpers import (
+
+from durak_env import Game, IllegalMoveError, Rules
+from tests import reference
+from tests.helpers import (
     WORKED_EXAMPLE_HANDS,
     WORKED_EXAMPLE_TALON,
     cards,
@@ -21,8 +23,6 @@ from helpers import (
     rest_of_deck,
     sorted_hand,
 )
-
-from durak_env import Game, IllegalMoveError, Rules
 
 ENGINE = SimpleNamespace(Game=Game, Rules=Rules, IllegalMoveError=IllegalMoveError)
 REFERENCE = SimpleNamespace(
@@ -1313,7 +1313,7 @@ def assert_partition(game, deck_size):
 
 
 def first_attacker_by_rule(hands, trump):
-    from reference import rank_of, suit_of
+    from tests.reference import rank_of, suit_of
 
     trumps = [(rank_of(c), s) for s, h in enumerate(hands) for c in h if suit_of(c) == trump]
     if trumps:

@@ -111,7 +111,7 @@ def test_vector_aec_game_agree_many(rules):
 
 def test_random_rules_agree():
     rng = random.Random(5)
-    from helpers import random_rules_kwargs
+    from tests.helpers import random_rules_kwargs
 
     for _ in range(3):
         check_config(Rules(**random_rules_kwargs(rng)), games=15)

@@ -10,7 +10,7 @@ pytest.importorskip("torch")
 
 from agents.ppo_config import ConfigError, config_from_dict, load_config  # noqa: E402
 
-CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 
 @pytest.mark.parametrize("path", sorted(CONFIGS.glob("*.yaml")), ids=lambda p: p.name)
