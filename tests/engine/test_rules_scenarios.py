@@ -1225,12 +1225,18 @@ def test_bad_rules_hand_size_does_not_fit():
 
 
 def test_good_rules_edge_values():
-    Rules(num_players=6)
-    Rules(num_players=4, deck_size=24)
-    Rules(num_players=8, deck_size=52)
-    Rules(num_players=2, hand_size=18)
-    Rules(variant="perevodnoy", transfer_show_trump=True)
-    Rules(throw_in="neighbors", variant="prostoy", max_attack=4, first_round_max_attack=5)
+    for rules in [
+        Rules(num_players=6),
+        Rules(num_players=4, deck_size=24),
+        Rules(num_players=8, deck_size=52),
+        Rules(num_players=2, hand_size=18),
+        Rules(variant="perevodnoy", transfer_show_trump=True),
+        Rules(throw_in="neighbors", variant="prostoy", max_attack=4, first_round_max_attack=5),
+    ]:
+        # Accepted, and a game deals every seat a full hand, the rest to the talon.
+        game = Game.new(rules, seed=0)
+        assert [len(h) for h in game.hands] == [rules.hand_size] * rules.num_players
+        assert len(game.talon) == rules.deck_size - rules.hand_size * rules.num_players
 
 
 # ----------------------------------------------------------------- bad from_deal
