@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from reference import SUITS, card_key, make_deck, suit_of
+from tests.reference import SUITS, card_key, make_deck, suit_of
 
 # docs/rules.md section 8.
 WORKED_EXAMPLE_HANDS = [

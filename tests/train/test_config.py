@@ -10,13 +10,16 @@ pytest.importorskip("torch")
 
 from agents.ppo_config import ConfigError, config_from_dict, load_config  # noqa: E402
 
-CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 
 @pytest.mark.parametrize("path", sorted(CONFIGS.glob("*.yaml")), ids=lambda p: p.name)
 def test_shipped_configs_load(path):
     cfg = load_config(path)
     assert cfg.ppo.total_timesteps > 0
+    assert cfg.exp_name == path.stem  # a run's name says which config made it
+    assert cfg.ppo.total_timesteps >= cfg.ppo.num_steps * cfg.env.num_envs  # one update at least
+    assert config_from_dict(cfg.to_dict()) == cfg  # what a run saves loads back the same
 
 
 def test_overrides_are_typed():

@@ -11,8 +11,10 @@ discard pile (so ``first_round_max_attack`` is never in force there).
 from types import SimpleNamespace
 
 import pytest
-import reference
-from helpers import (
+
+from durak_env import Game, IllegalMoveError, Rules
+from tests import reference
+from tests.helpers import (
     WORKED_EXAMPLE_HANDS,
     WORKED_EXAMPLE_TALON,
     cards,
@@ -21,8 +23,6 @@ from helpers import (
     rest_of_deck,
     sorted_hand,
 )
-
-from durak_env import Game, IllegalMoveError, Rules
 
 ENGINE = SimpleNamespace(Game=Game, Rules=Rules, IllegalMoveError=IllegalMoveError)
 REFERENCE = SimpleNamespace(
@@ -1225,12 +1225,18 @@ def test_bad_rules_hand_size_does_not_fit():
 
 
 def test_good_rules_edge_values():
-    Rules(num_players=6)
-    Rules(num_players=4, deck_size=24)
-    Rules(num_players=8, deck_size=52)
-    Rules(num_players=2, hand_size=18)
-    Rules(variant="perevodnoy", transfer_show_trump=True)
-    Rules(throw_in="neighbors", variant="prostoy", max_attack=4, first_round_max_attack=5)
+    for rules in [
+        Rules(num_players=6),
+        Rules(num_players=4, deck_size=24),
+        Rules(num_players=8, deck_size=52),
+        Rules(num_players=2, hand_size=18),
+        Rules(variant="perevodnoy", transfer_show_trump=True),
+        Rules(throw_in="neighbors", variant="prostoy", max_attack=4, first_round_max_attack=5),
+    ]:
+        # Accepted, and a game deals every seat a full hand, the rest to the talon.
+        game = Game.new(rules, seed=0)
+        assert [len(h) for h in game.hands] == [rules.hand_size] * rules.num_players
+        assert len(game.talon) == rules.deck_size - rules.hand_size * rules.num_players
 
 
 # ----------------------------------------------------------------- bad from_deal
@@ -1313,7 +1319,7 @@ def assert_partition(game, deck_size):
 
 
 def first_attacker_by_rule(hands, trump):
-    from reference import rank_of, suit_of
+    from tests.reference import rank_of, suit_of
 
     trumps = [(rank_of(c), s) for s, h in enumerate(hands) for c in h if suit_of(c) == trump]
     if trumps:

@@ -16,9 +16,7 @@ import pytest
 from agents import make_agent
 from durak_env import Game, Rules
 from durak_env.cards import DECK_LOW_RANK, RANK_NAMES, SUIT_NAMES
-
-AGENTS = ["random", "greedy", "card_counting", "pair_holding", "trump_saving", "expert",
-          "expert_rules"]
+from tests.conftest import AGENT_RULE_SETS, HEURISTICS, rules_id
 
 
 def _deck(size):
@@ -50,10 +48,7 @@ def _twin_deals(rules: Rules, rng: random.Random, discard_n: int):
     return deals, x
 
 
-@pytest.mark.parametrize("rules", [
-    Rules(), Rules(variant="perevodnoy", transfer_show_trump=True),
-    Rules(num_players=4, throw_in="neighbors"), Rules(deck_size=52, num_players=3),
-], ids=str)
+@pytest.mark.parametrize("rules", AGENT_RULE_SETS, ids=rules_id)
 @pytest.mark.parametrize("seat0_role", ["attacker", "defender"])
 def test_decision_ignores_hidden_information(rules, seat0_role):
     rng = random.Random(7)
@@ -73,7 +68,7 @@ def test_decision_ignores_hidden_information(rules, seat0_role):
         np.testing.assert_array_equal(obs[0], obs[1])
         masks = [g.action_mask() for g in games]
         np.testing.assert_array_equal(masks[0], masks[1])
-        for name in AGENTS:
+        for name in HEURISTICS:
             acts = [make_agent(name, rules).act(o, m, np.random.default_rng(trial))
                     for o, m in zip(obs, masks, strict=True)]
             assert acts[0] == acts[1], (name, trial, games[0].legal_moves())

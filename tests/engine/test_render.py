@@ -6,12 +6,12 @@ import random
 import re
 
 import pytest
-from helpers import random_move, random_rules_kwargs
 
 from durak_env import Game, Rules, decode
 from durak_env.cards import cards_of, format_card, parse_card, pretty_card
 from durak_env.html import render_html
 from durak_env.term import colorize, render_terminal
+from tests.helpers import random_move, random_rules_kwargs
 
 SHOWN = re.compile(r'data-card="([0-9JQKA]+[SCDH])"')
 

@@ -9,7 +9,9 @@ random; a failure message carries everything needed to replay the game.
 import random
 
 import pytest
-from helpers import (
+
+from durak_env import Game, Rules
+from tests.helpers import (
     final_state,
     fresh_deal,
     random_move,
@@ -18,9 +20,7 @@ from helpers import (
     snapshot,
     tight_endgame,
 )
-from reference import RefGame
-
-from durak_env import Game, Rules
+from tests.reference import RefGame
 
 FAST_GAMES = 500
 SLOW_GAMES = 20_000

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from durak_env import Game, Rules
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SEED = 1  # with the default rules seat 0 opens: the first prompt is ours, whatever the agent
 
 

@@ -9,10 +9,10 @@ gives the same game, and the rewards are zero-sum.
 import random
 
 import pytest
-from helpers import MOVE_BOUND, fresh_deal, random_move, random_rules_kwargs, sorted_hand
-from reference import RefGame, make_deck
 
 from durak_env import Game, Rules
+from tests.helpers import MOVE_BOUND, fresh_deal, random_move, random_rules_kwargs, sorted_hand
+from tests.reference import RefGame, make_deck
 
 FAST_GAMES = 100
 SLOW_GAMES = 3_000

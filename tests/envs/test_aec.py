@@ -1,5 +1,6 @@
 """The PettingZoo AEC env: PettingZoo's own test suites, docs, moves, rewards, bad input."""
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -9,19 +10,12 @@ from pettingzoo.test import api_test, seed_test
 import durak_env
 from durak_env import IllegalMoveError, Rules, aec
 from durak_env.observation import layout_table
+from tests.conftest import ENV_RULE_SETS, rules_id
 
 
 def _c(text):
     return text.split()
 
-
-CONFIGS = {
-    "2p-podkidnoy": dict(num_players=2),
-    "4p-perevodnoy-show": dict(num_players=4, variant="perevodnoy", transfer_show_trump=True),
-    "3p-prostoy-neighbors": dict(num_players=3, variant="prostoy", throw_in="neighbors"),
-    "6p-36": dict(num_players=6, deck_size=36),
-    "8p-52": dict(num_players=8, deck_size=52),
-}
 
 # Worked example of docs/rules.md section 8.
 EXAMPLE = {
@@ -34,8 +28,9 @@ EXAMPLE = {
 }
 
 
-@pytest.mark.parametrize("kwargs", CONFIGS.values(), ids=CONFIGS.keys())
-def test_pettingzoo_api_and_seed(kwargs):
+@pytest.mark.parametrize("rules", ENV_RULE_SETS, ids=rules_id)
+def test_pettingzoo_api_and_seed(rules):
+    kwargs = dataclasses.asdict(rules)  # through the keyword arguments, as a user calls it
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # api_test passes options={"options": 1}
         api_test(durak_env.env(**kwargs), num_cycles=300)

@@ -8,18 +8,12 @@ import pytest
 from agents import ExpertRulesAgent, make_agent
 from agents.expert_kernel import expert_action
 from agents.selfplay import ExpertRulesPlayer, make_player
-from durak_env import Game, Rules, core
+from durak_env import Game, core
 from durak_env.vector import VectorEnv
-
-RULE_SETS = [Rules(), Rules(variant="perevodnoy", transfer_show_trump=True),
-             Rules(num_players=4, throw_in="neighbors"), Rules(deck_size=52, num_players=3)]
+from tests.conftest import AGENT_RULE_SETS, rules_id
 
 
-def _ids(rules):
-    return f"{rules.num_players}p-{rules.deck_size}-{rules.variant}-{rules.throw_in}"
-
-
-@pytest.mark.parametrize("rules", RULE_SETS, ids=_ids)
+@pytest.mark.parametrize("rules", AGENT_RULE_SETS, ids=rules_id)
 def test_agent_decides_as_the_rules_on_the_true_position(rules):
     # The agent rebuilds a position from its observation (unseen cards dealt at random);
     # its rules read only public information, so it must move as they do on the real one.
@@ -40,7 +34,7 @@ def test_agent_decides_as_the_rules_on_the_true_position(rules):
     assert checked > 500
 
 
-@pytest.mark.parametrize("rules", RULE_SETS[:3], ids=_ids)
+@pytest.mark.parametrize("rules", AGENT_RULE_SETS[:3], ids=rules_id)
 def test_batched_player_matches_the_agent(rules):
     venv = VectorEnv(rules, 64, seed=3, num_threads=1)
     obs, info = venv.reset(seed=3)

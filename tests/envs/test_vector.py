@@ -6,6 +6,7 @@ from gymnasium.vector import AutoresetMode
 
 from durak_env import ActionLayout, Rules, VectorEnv, raw_env
 from durak_env.observation import observation_size
+from tests.conftest import rule_sets, rules_id
 
 
 def test_attributes_and_spaces():
@@ -84,8 +85,7 @@ def _rollout(rules, num_envs, threads, steps, seed=11):
     return out
 
 
-@pytest.mark.parametrize("rules", [Rules(num_players=2), Rules(num_players=4, variant="perevodnoy",
-                                                               transfer_show_trump=True)])
+@pytest.mark.parametrize("rules", rule_sets("2p", "4p-perevodnoy-show"), ids=rules_id)
 def test_threads_and_batch_size_do_not_change_results(rules):
     one = _rollout(rules, 32, 1, 150)
     two = _rollout(rules, 32, 2, 150)

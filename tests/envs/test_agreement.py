@@ -13,17 +13,7 @@ import numpy as np
 import pytest
 
 from durak_env import Game, Rules, VectorEnv, raw_env
-
-CONFIGS = {
-    "2p-podkidnoy": Rules(num_players=2),
-    "4p-perevodnoy-show": Rules(num_players=4, variant="perevodnoy", transfer_show_trump=True),
-    "3p-prostoy-neighbors": Rules(num_players=3, variant="prostoy", throw_in="neighbors"),
-    "6p-36": Rules(num_players=6),
-    "8p-52": Rules(num_players=8, deck_size=52),
-    "2p-24-hand3-frma": Rules(num_players=2, deck_size=24, hand_size=3, first_round_max_attack=2),
-    "5p-52-perevodnoy-neighbors": Rules(num_players=5, deck_size=52, variant="perevodnoy",
-                                        throw_in="neighbors", max_attack=4),
-}
+from tests.conftest import ENV_RULE_SETS, rules_id
 
 
 def _digest(a) -> bytes:
@@ -91,7 +81,7 @@ def check_config(rules, games, sizes=((1, 1), (24, 2))):
             replay_game_api(rules, game)
 
 
-@pytest.mark.parametrize("rules", CONFIGS.values(), ids=CONFIGS.keys())
+@pytest.mark.parametrize("rules", ENV_RULE_SETS, ids=rules_id)
 def test_vector_aec_game_agree(rules):
     check_config(rules, games=12 if rules.deck_size == 52 else 30)  # 52-card games are long
 
@@ -104,14 +94,14 @@ def test_batch_size_and_threads_give_identical_games():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("rules", CONFIGS.values(), ids=CONFIGS.keys())
+@pytest.mark.parametrize("rules", ENV_RULE_SETS, ids=rules_id)
 def test_vector_aec_game_agree_many(rules):
     check_config(rules, games=400, sizes=((1, 1), (256, 2)))
 
 
 def test_random_rules_agree():
     rng = random.Random(5)
-    from helpers import random_rules_kwargs
+    from tests.helpers import random_rules_kwargs
 
     for _ in range(3):
         check_config(Rules(**random_rules_kwargs(rng)), games=15)

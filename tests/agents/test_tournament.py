@@ -33,7 +33,7 @@ from agents.tournament import (
 from durak_env import Game, Rules
 from durak_env.records import load_record
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 # ---------------------------------------------------------------- Wilson intervals

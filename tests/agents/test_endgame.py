@@ -14,10 +14,10 @@ from agents.pimc import pimc_values
 from agents.view import fast_decode
 from durak_env import Game, Rules
 from durak_env.cards import NUM_CARDS
+from tests.conftest import ENDGAME_RULE_SETS, rules_id
 
 
-@pytest.mark.parametrize("rules", [Rules(), Rules(variant="perevodnoy", transfer_show_trump=True),
-                                   Rules(deck_size=24, variant="prostoy")], ids=str)
+@pytest.mark.parametrize("rules", ENDGAME_RULE_SETS, ids=rules_id)
 def test_claimed_wins_are_won_against_any_play(rules):
     """Whenever the search says 'won', following it wins whatever the opponent does.
 
@@ -64,8 +64,7 @@ def test_solves_a_hand_checked_end_game():
     assert game.layout.decode(a) == "play AS"
 
 
-@pytest.mark.parametrize("rules", [Rules(), Rules(variant="perevodnoy", transfer_show_trump=True)],
-                         ids=str)
+@pytest.mark.parametrize("rules", ENDGAME_RULE_SETS[:2], ids=rules_id)
 def test_move_order_changes_no_value(rules):
     """Trying cheap cards first only makes the search faster: every move solved in both
     orders has the same value."""

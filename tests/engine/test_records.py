@@ -7,11 +7,11 @@ import json
 import random
 
 import pytest
-from helpers import final_state, random_move, random_position, random_rules_kwargs, snapshot
 
 from durak_env import Game, Rules
 from durak_env.game import iter_replay
 from durak_env.records import dumps, load_record, save_record
+from tests.helpers import final_state, random_move, random_position, random_rules_kwargs, snapshot
 
 VARIANT_RULES = [
     dict(num_players=2),

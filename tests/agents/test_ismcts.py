@@ -12,21 +12,7 @@ from agents.ismcts import KEY_SEATS, ISMCTSAgent
 from agents.playouts import SAVE_TALON, greedy_action
 from durak_env import Game, Rules, core, decode, observation
 from durak_env.cards import BEATS, NUM_CARDS, deck_mask, format_mask
-
-RULE_SETS = [
-    Rules(),
-    Rules(num_players=3),
-    Rules(num_players=4, deck_size=52, variant="perevodnoy", transfer_show_trump=True),
-    Rules(num_players=3, deck_size=24, hand_size=4, variant="prostoy"),
-    Rules(num_players=5, throw_in="neighbors", first_round_max_attack=5),
-    Rules(num_players=2, variant="perevodnoy", transfer_show_trump=True),
-    Rules(num_players=6),
-]
-
-
-def _ids(rules):
-    return (f"{rules.num_players}p-{rules.deck_size}-{rules.variant}"
-            f"{'-show' if rules.transfer_show_trump else ''}-{rules.throw_in}")
+from tests.conftest import SEARCH_RULE_SETS, rule_sets, rules_id
 
 
 def random_positions(rules, games, seed):
@@ -45,7 +31,7 @@ def observe_rebuilt(rules, st, prm):
     return out
 
 
-@pytest.mark.parametrize("rules", RULE_SETS, ids=_ids)
+@pytest.mark.parametrize("rules", SEARCH_RULE_SETS, ids=rules_id)
 def test_determinization_matches_observation(rules):
     prm = core.kernel_params(rules)
     st = core.new_state(1)
@@ -103,7 +89,7 @@ def _reshuffle_hidden(game, seat, rng):
     talon[0, top : top + len(pool)] = pool
 
 
-@pytest.mark.parametrize("rules", RULE_SETS[:3], ids=_ids)
+@pytest.mark.parametrize("rules", SEARCH_RULE_SETS[:3], ids=rules_id)
 @pytest.mark.parametrize("opponent", ["tree", "expert_count", "expert_count:0.5"])
 def test_decision_ignores_hidden_information(rules, opponent):
     rng = np.random.default_rng(5)
@@ -149,7 +135,7 @@ class _Random:
         return int(rng.choice(np.flatnonzero(action_mask)))
 
 
-@pytest.mark.parametrize("rules", RULE_SETS, ids=_ids)
+@pytest.mark.parametrize("rules", SEARCH_RULE_SETS, ids=rules_id)
 @pytest.mark.parametrize("playout", ["random", "greedy", "saving", "expert", "expert_count"])
 def test_legal_in_every_variant(rules, playout):
     agents = [ISMCTSAgent(rules, iterations=8, playout=playout) for _ in range(rules.num_players)]
@@ -158,7 +144,7 @@ def test_legal_in_every_variant(rules, playout):
         play(rules, agents, seed=100 + g)
 
 
-@pytest.mark.parametrize("rules", RULE_SETS, ids=_ids)
+@pytest.mark.parametrize("rules", SEARCH_RULE_SETS, ids=rules_id)
 @pytest.mark.parametrize("opponent", ["expert_count", "random", "greedy", "expert",
                                       "expert_count:0.5"])
 def test_legal_with_every_opponent_model(rules, opponent):
@@ -414,8 +400,8 @@ def test_expert_playout_opens_with_a_pair_card_the_defender_cannot_beat():
     assert _expert_move(game) == "play 7C"
 
 
-@pytest.mark.parametrize("rules", [Rules(), Rules(variant="perevodnoy", deck_size=52),
-                                   Rules(num_players=3, throw_in="neighbors")], ids=_ids)
+@pytest.mark.parametrize("rules", rule_sets("2p", "2p-52-perevodnoy", "3p-neighbors"),
+                         ids=rules_id)
 @pytest.mark.parametrize("count", [True, False], ids=["counting", "real-hand"])
 def test_expert_playout_follows_the_expert_rules(rules, count, monkeypatch):
     # The numba rules mirror ExpertAgent's (searches off), except that they cover several

@@ -14,13 +14,7 @@ from durak_env import Game, Rules, decode, raw_env
 from durak_env import core as core_mod
 from durak_env.cards import cards_of, parse_card
 from durak_env.observation import encode_at
-
-RULES = [
-    Rules(num_players=2),
-    Rules(num_players=3, variant="perevodnoy", transfer_show_trump=True),
-    Rules(num_players=4, deck_size=52, hand_size=5),
-    Rules(num_players=3, variant="prostoy", throw_in="neighbors"),
-]
+from tests.conftest import LEAK_RULE_SETS, rules_id
 
 
 def _c(text):
@@ -54,7 +48,7 @@ def reshuffle_hidden(st, me, n, rng):
     return out
 
 
-@pytest.mark.parametrize("rules", RULES, ids=str)
+@pytest.mark.parametrize("rules", LEAK_RULE_SETS, ids=rules_id)
 def test_hidden_information_does_not_change_observations(rules):
     rng = np.random.default_rng(0)
     prm = core_mod.kernel_params(rules)

@@ -18,6 +18,7 @@ from agents.ppo import (  # noqa: E402
 )
 from durak_env import Game, Rules  # noqa: E402
 from durak_env.observation import observation_size  # noqa: E402
+from tests.conftest import POLICY_RULE_SETS, rules_id  # noqa: E402
 
 
 def _positions(rules, n, seed=0):
@@ -36,8 +37,7 @@ def _positions(rules, n, seed=0):
 
 
 @pytest.mark.parametrize("head", ["factored", "dense"])
-@pytest.mark.parametrize("rules", [Rules(), Rules(variant="perevodnoy", transfer_show_trump=True),
-                                   Rules(num_players=3, deck_size=24, hand_size=4)])
+@pytest.mark.parametrize("rules", POLICY_RULE_SETS, ids=rules_id)
 def test_masked_policy_never_samples_an_illegal_action(head, rules):
     torch.manual_seed(0)
     net = PPONet(rules, NetworkConfig(hidden=[64], head=head))
@@ -190,8 +190,7 @@ def test_sampled_search_overrides_a_policy_move_that_loses_every_deal(tmp_path):
     assert hybrid.act(obs, mask, rng) == good
 
 
-@pytest.mark.parametrize("rules", [Rules(), Rules(variant="perevodnoy", transfer_show_trump=True),
-                                   Rules(num_players=3, deck_size=24, hand_size=4)], ids=str)
+@pytest.mark.parametrize("rules", POLICY_RULE_SETS, ids=rules_id)
 def test_searching_ppo_agent_plays_legal_games(tmp_path, rules):
     """The spec with the searches moves legally all through random games; with three
     players the searches do not apply and it plays as the policy alone."""

@@ -1,14 +1,15 @@
 """The plain-Python reference replays the worked example of docs/rules.md section 8."""
 
 import pytest
-from helpers import (
+
+from tests.helpers import (
     WORKED_EXAMPLE_HANDS,
     WORKED_EXAMPLE_ROWS,
     WORKED_EXAMPLE_TALON,
     check_worked_example_end,
     replay_worked_example,
 )
-from reference import IllegalMoveError, RefGame, RefRules, beats, parse_card, parse_move
+from tests.reference import IllegalMoveError, RefGame, RefRules, beats, parse_card, parse_move
 
 
 def worked_example():
