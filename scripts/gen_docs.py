@@ -225,14 +225,21 @@ def model_card_table(results: dict[str, dict]) -> str:
 BENCH = RESULTS / "bench.json"
 
 
-def _flat(d: dict, prefix: str = "") -> list[tuple[str, object]]:
-    out = []
-    for k, v in d.items():
-        if isinstance(v, dict):
-            out += _flat(v, f"{prefix}{k}.")
-        else:
-            out.append((prefix + k, v))
-    return out
+def env_tables(env: dict) -> list[str]:
+    """The environment figures: each measurement's steps/s, and the num_envs sweep."""
+    parts = ["| measurement | steps/s | steps per CPU-second |", "|---|---|---|"]
+    parts += [f"| `{k}` | {_num(v['steps_per_s'])} | {_num(v['steps_per_cpu_s'])} |"
+              for k, v in env.items() if isinstance(v, dict) and "steps_per_s" in v]
+    sweep = [r for v in env.values() if isinstance(v, list) for r in v]
+    sizes = sorted({r["num_envs"] for r in sweep})
+    if sweep:
+        parts += ["", "`VectorEnv` steps/s by `num_envs`:", "",
+                  "| threads | " + " | ".join(str(n) for n in sizes) + " |",
+                  "|---|" + "---|" * len(sizes)]
+        for t in sorted({r["threads"] for r in sweep}):
+            by = {r["num_envs"]: r["steps_per_s"] for r in sweep if r["threads"] == t}
+            parts.append(f"| {t} | " + " | ".join(_num(by.get(n, "")) for n in sizes) + " |")
+    return parts
 
 
 def _num(v) -> str:
@@ -247,9 +254,10 @@ def bench_section() -> str:
         return "No `docs/results/bench.json` is committed yet."
     wrapped = json.loads(BENCH.read_text())
     res = wrapped["result"]
+    note = f" ({wrapped['note']})" if wrapped.get("note") else ""
     parts = [f"```bash\n{wrapped['command']}\n```\n",
              f"Commit `{wrapped['commit']}`, {wrapped['date']}; {res['machine']['cpus']} CPUs, "
-             f"{res['machine']['numba_threads']} numba threads.\n",
+             f"{res['machine']['numba_threads']} numba threads{note}.\n",
              "| configuration | games/s, 1 thread | decisions/s, 1 thread | games/s, all threads "
              "| scaling |", "|---|---|---|---|---|"]
     for name, r in res.items():
@@ -267,8 +275,8 @@ def bench_section() -> str:
         parts.append(f"Plain-Python reference: {_num(ref)} games/s "
                      f"({res['2p_podkidnoy']['speedup_vs_reference']:,.0f}x slower).")
     if "env" in res:
-        parts += ["\nEnvironments:\n", "| measurement | value |", "|---|---|"]
-        parts += [f"| `{k}` | {_num(v)} |" for k, v in _flat(res["env"])]
+        parts += ["\nEnvironments (random legal actions; the AEC env through "
+                  "`durak_env.env()`, actions drawn in Python):\n", *env_tables(res["env"])]
     return "\n".join(parts)
 
 
