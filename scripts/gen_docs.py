@@ -166,6 +166,13 @@ that loses at random is the durak `1/n` of the time). Elo is a Bradley-Terry rat
 the Elo scale with its standard error; `ms/move` is the mean time per decision and
 `max ms` the longest (an agent's first game in each worker, where numba loads compiled
 code, is left out of the longest).
+
+A tournament writes a terminal table, `results.json`, CSV files, a win-rate heatmap and
+a rating plot to `--out` (default `runs/tournament_<time>/`); `--record N` also saves
+the first N games as JSON game records (`OUT/records/game_00000.json`, ..., listed in
+`results.json`) for `python -m durak_env.replay`. `max_time` and other time limits
+make a searching agent's play depend on the machine's speed; the tables record each
+run as it was.
 """
 
 
