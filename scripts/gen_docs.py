@@ -1,0 +1,485 @@
+"""Regenerate the generated parts of the docs: ``python scripts/gen_docs.py``.
+
+Writes ``docs/agents.md`` and ``docs/results.md`` whole, the marked blocks of
+``README.md``, ``docs/environments.md`` and ``checkpoints/README.md``, and the site's
+copies of the two READMEs (``docs/index.md``, ``docs/checkpoints.md``, links rewritten).
+Everything comes from the code (``agents.registry``, ``durak_env.observation``, the AEC
+module docstring) and from the committed tournament files
+``docs/results/<name>/results.json``. ``--check`` writes nothing and exits 1 naming the
+files that differ (``tests/test_docs.py`` runs it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import inspect
+import json
+import math
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+COMMAND = "python scripts/gen_docs.py"
+RESULTS = ROOT / "docs" / "results"
+
+# Result sets in the order docs/results.md shows them, with their headings; any other
+# directory under docs/results/ follows, headed by its name.
+TITLES = {
+    "2p_heuristics": "Two players: the heuristics",
+    "2p_ppo": "Two players: the PPO policy alone",
+    "2p_ppo_searches": "Two players: the PPO policy with the exact searches",
+    "2p_ismcts": "Two players: ISMCTS against expert",
+    "2p_perevodnoy_heuristics": "Two players, perevodnoy: the heuristics",
+    "4p_heuristics": "Four players: the heuristics",
+}
+# The README's headline rows: (result set, agent, opponent); rows whose file is missing
+# are left out.
+HEADLINE = [
+    ("2p_heuristics", "expert", "card_counting"),
+    ("2p_heuristics", "expert", "random"),
+    ("2p_ismcts", "ismcts", "expert"),
+    ("2p_ppo_searches", "ppo:path=checkpoints/ppo_2p_podkidnoy.pt,endgame_nodes=50000,pimc_talon=3",
+     "expert"),
+    ("2p_ppo", "ppo:checkpoints/ppo_2p_podkidnoy.pt", "expert"),
+    ("2p_ppo", "ppo:checkpoints/ppo_2p_podkidnoy.pt", "random"),
+]
+# The model card's rows: every pair of these result sets whose agent is a ppo spec.
+MODEL_CARD_SETS = ("2p_ppo", "2p_ppo_searches")
+
+
+# ---------------------------------------------------------------- marked blocks
+
+
+def _begin(name: str) -> str:
+    return f"<!-- generated: {name} ({COMMAND}) -->"
+
+
+END = "<!-- end generated -->"
+
+
+def fill_blocks(text: str, blocks: dict[str, str], where: str) -> str:
+    """Replace the body of each ``<!-- generated: NAME ... -->`` block by ``blocks[NAME]``."""
+    for name, body in blocks.items():
+        begin = _begin(name)
+        start = text.find(begin)
+        if start < 0:
+            raise ValueError(f"{where}: missing marker {begin!r}")
+        end = text.find(END, start)
+        if end < 0:
+            raise ValueError(f"{where}: block {name!r} has no {END!r}")
+        text = text[:start] + begin + "\n" + body.strip("\n") + "\n" + text[end:]
+    return text
+
+
+# ---------------------------------------------------------------- results tables
+
+
+def _pct(rate, lo, hi) -> str:
+    return f"{100 * rate:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
+def _rules_text(rules: dict) -> str:
+    from durak_env import Rules
+
+    default = Rules(num_players=rules["num_players"]).to_dict()
+    text = f"{rules['num_players']} players, {rules['deck_size']} cards, {rules['variant']}"
+    extra = [f"`{k}={v}`" for k, v in rules.items()
+             if k not in ("num_players", "deck_size", "variant") and v != default[k]]
+    return text + ("".join(", " + e for e in extra))
+
+
+def load_results() -> dict[str, dict]:
+    """Every committed results.json, in the order of TITLES, then by name."""
+    found = {p.parent.name: p for p in sorted(RESULTS.glob("*/results.json"))}
+    order = [n for n in TITLES if n in found] + [n for n in found if n not in TITLES]
+    return {n: json.loads(found[n].read_text()) for n in order}
+
+
+def provenance(res: dict) -> str:
+    c = res["config"]
+    return (f"```bash\n{c['command']}\n```\n\n"
+            f"Commit `{c['commit']}`, {c['date']}; {_rules_text(c['rules'])}; "
+            f"{c['played']} games, seed {c['seed']}.")
+
+
+def _agent_order(res: dict) -> list[str]:
+    return list(res["config"]["agents"])
+
+
+def pair_rows(res: dict) -> list[dict]:
+    """Each pair once, the agent listed first in the command as ``agent``."""
+    order = _agent_order(res)
+    return [p for p in res["pairs"] if order.index(p["agent"]) < order.index(p["opponent"])]
+
+
+def pair_table(pairs: list[dict], label: bool = False) -> str:
+    head = "| A | B | games | wins | losses | draws | A's win % [95% CI] |"
+    rows = [head, "|---|---|---|---|---|---|---|"]
+    for p in pairs:
+        rows.append(f"| `{p['agent']}` | `{p['opponent']}` | {p['games']} | {p['wins']} | "
+                    f"{p['losses']} | {p['draws']} | "
+                    f"{_pct(p['win_rate'], p['win_rate_lo'], p['win_rate_hi'])} |")
+    return "\n".join(rows)
+
+
+def _ms(a: dict) -> str:
+    return f"{a['ms_per_move']:.2f} | {a['max_ms_per_move']:.0f}"
+
+
+def agent_table(res: dict) -> str:
+    """Per agent: the win rate with two players, the durak rate with more."""
+    agents = res["agents"]
+    if res["config"]["rules"]["num_players"] == 2:
+        rows = ["| agent | games | win % [95% CI] | Elo ± SE | ms/move | max ms |",
+                "|---|---|---|---|---|---|"]
+        for a in agents:
+            rows.append(f"| `{a['agent']}` | {a['games']} | "
+                        f"{_pct(a['win_rate'], a['win_rate_lo'], a['win_rate_hi'])} | "
+                        f"{a['elo']:.0f} ± {a['elo_se']:.0f} | {_ms(a)} |")
+    else:
+        rows = ["| agent | games | durak | durak % [95% CI] | Elo ± SE | ms/move | max ms |",
+                "|---|---|---|---|---|---|---|"]
+        for a in sorted(agents, key=lambda a: a["durak_rate"]):
+            rows.append(f"| `{a['agent']}` | {a['games']} | {a['losses']} | "
+                        f"{_pct(a['durak_rate'], a['durak_rate_lo'], a['durak_rate_hi'])} | "
+                        f"{a['elo']:.0f} ± {a['elo_se']:.0f} | {_ms(a)} |")
+    return "\n".join(rows)
+
+
+RESULTS_HEAD = f"""<!-- generated by {COMMAND} from docs/results/*/results.json; do not edit -->
+# Results
+
+Every table on this page is rendered from a committed tournament file
+`docs/results/<name>/results.json`, written by `python -m agents.tournament`, and
+carries the command, commit and date that produced it. To add or refresh a result, run
+the command with `--out docs/results/<name>`, keep only `results.json`, and run
+`{COMMAND}`.
+
+Tournaments play paired deals: every deal in every seating, so the luck of the deal
+cancels out. With two players the headline is the win rate over decided games with a
+95% Wilson interval; with more players it is the durak rate (lower is better; a seat
+that loses at random is the durak `1/n` of the time). Elo is a Bradley-Terry rating on
+the Elo scale with its standard error; `ms/move` is the mean time per decision and
+`max ms` the longest (an agent's first game in each worker, where numba loads compiled
+code, is left out of the longest).
+
+A tournament writes a terminal table, `results.json`, CSV files, a win-rate heatmap and
+a rating plot to `--out` (default `runs/tournament_<time>/`); `--record N` also saves
+the first N games as JSON game records (`OUT/records/game_00000.json`, ..., listed in
+`results.json`) for `python -m durak_env.replay`. `max_time` and other time limits
+make a searching agent's play depend on the machine's speed; the tables record each
+run as it was.
+"""
+
+
+def results_page(results: dict[str, dict]) -> str:
+    parts = [RESULTS_HEAD]
+    if not results:
+        parts.append("No result files are committed yet.\n")
+    for name, res in results.items():
+        parts.append(f"## {TITLES.get(name, name)}\n")
+        parts.append(provenance(res) + "\n")
+        if res["config"]["rules"]["num_players"] == 2:
+            parts.append(pair_table(pair_rows(res)) + "\n")
+            parts.append("Per agent, over all its games:\n")
+        parts.append(agent_table(res) + "\n")
+    return "\n".join(parts)
+
+
+def _find_pair(res: dict, agent: str, opponent: str) -> dict | None:
+    for p in res["pairs"]:
+        if p["agent"] == agent and p["opponent"] == opponent:
+            return p
+    return None
+
+
+def _provenance_list(names: list[str], results: dict[str, dict], prefix: str) -> str:
+    lines = []
+    for n in names:
+        c = results[n]["config"]
+        lines.append(f"- `{n}`: `{c['command']}` (commit `{c['commit']}`, {c['date']})")
+    return prefix + "\n\n" + "\n".join(lines) if lines else ""
+
+
+def headline_table(results: dict[str, dict], link: str) -> str:
+    """A few two-player rows; their commands, commits and dates are on the results page."""
+    pairs = [p for name, agent, opponent in HEADLINE
+             if name in results and (p := _find_pair(results[name], agent, opponent))]
+    if not pairs:
+        return f"No results committed yet; see [Results]({link})."
+    return (pair_table(pairs) + "\n\n"
+            + f"Two players, 36 cards, podkidnoy, paired deals; win rate over decided games "
+              f"with a 95% Wilson interval. Rendered from the tournament files on "
+              f"[the results page]({link}), which gives each one's command, commit and date.")
+
+
+def model_card_table(results: dict[str, dict]) -> str:
+    names = [n for n in MODEL_CARD_SETS if n in results]
+    pairs = [p for n in names for p in results[n]["pairs"] if p["agent"].startswith("ppo")]
+    if not pairs:
+        return "No results committed yet (`docs/results/2p_ppo*/results.json`)."
+    return (pair_table(pairs) + "\n\n"
+            + _provenance_list(names, results, "From `docs/results/` (see `docs/results.md`):"))
+
+
+# ---------------------------------------------------------------- benchmarks
+
+
+BENCH = RESULTS / "bench.json"
+
+
+def env_tables(env: dict) -> list[str]:
+    """The environment figures: each measurement's steps/s, and the num_envs sweep."""
+    parts = ["| measurement | steps/s | steps per CPU-second |", "|---|---|---|"]
+    parts += [f"| `{k}` | {_num(v['steps_per_s'])} | {_num(v['steps_per_cpu_s'])} |"
+              for k, v in env.items() if isinstance(v, dict) and "steps_per_s" in v]
+    sweep = [r for v in env.values() if isinstance(v, list) for r in v]
+    sizes = sorted({r["num_envs"] for r in sweep})
+    if sweep:
+        parts += ["", "`VectorEnv` steps/s by `num_envs`:", "",
+                  "| threads | " + " | ".join(str(n) for n in sizes) + " |",
+                  "|---|" + "---|" * len(sizes)]
+        for t in sorted({r["threads"] for r in sweep}):
+            by = {r["num_envs"]: r["steps_per_s"] for r in sweep if r["threads"] == t}
+            parts.append(f"| {t} | " + " | ".join(_num(by.get(n, "")) for n in sizes) + " |")
+    return parts
+
+
+def _num(v) -> str:
+    if isinstance(v, float):
+        return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.2f}"
+    return f"{v:,}" if isinstance(v, int) else str(v)
+
+
+def bench_section() -> str:
+    """The tables of docs/benchmarks.md, from docs/results/bench.json."""
+    if not BENCH.exists():
+        return "No `docs/results/bench.json` is committed yet."
+    wrapped = json.loads(BENCH.read_text())
+    res = wrapped["result"]
+    note = f" ({wrapped['note']})" if wrapped.get("note") else ""
+    parts = [f"```bash\n{wrapped['command']}\n```\n",
+             f"Commit `{wrapped['commit']}`, {wrapped['date']}; {res['machine']['cpus']} CPUs, "
+             f"{res['machine']['numba_threads']} numba threads{note}.\n",
+             "| configuration | games/s, 1 thread | decisions/s, 1 thread | games/s, all threads "
+             "| scaling |", "|---|---|---|---|---|"]
+    for name, r in res.items():
+        if isinstance(r, dict) and "games_per_s_1thread" in r:
+            parts.append(f"| `{name}` | {_num(r['games_per_s_1thread'])} | "
+                         f"{_num(r['decisions_per_s_1thread'])} | "
+                         f"{_num(r['games_per_s_all_threads'])} | "
+                         f"{r['scaling_all_threads']:.2f}x |")
+    parts.append(f"\nMachine ceiling (a loop that touches no memory): "
+                 f"{res['machine']['scaling_arithmetic']:.2f}x. Cold compile "
+                 f"{res['compile_s_cold']:.1f} s; import and first game with a warm cache "
+                 f"{res['import_and_first_game_s_cached']:.2f} s.")
+    ref = res.get("2p_podkidnoy", {}).get("reference_games_per_s")
+    if ref:
+        parts.append(f"Plain-Python reference: {_num(ref)} games/s "
+                     f"({res['2p_podkidnoy']['speedup_vs_reference']:,.0f}x slower).")
+    if "env" in res:
+        parts += ["\nEnvironments (random legal actions; the AEC env through "
+                  "`durak_env.env()`, actions drawn in Python):\n", *env_tables(res["env"])]
+    return "\n".join(parts)
+
+
+# ---------------------------------------------------------------- agents page
+
+
+def _default(value) -> str:
+    if value is inspect.Parameter.empty:
+        return "required"
+    if isinstance(value, float) and math.isinf(value):
+        return "`inf`" if value > 0 else "`-inf`"
+    return '`""`' if value == "" else f"`{value}`"
+
+
+def split_args(doc: str) -> tuple[str, dict[str, tuple[tuple[str, ...], str]]]:
+    """A Google-style docstring's text without its ``Args`` section, and the section's
+    entries: parameter name -> (the names of its entry, text); ``a, b: text`` is one
+    entry for both."""
+    out, args, lines = [], {}, doc.splitlines()
+    i = 0
+    while i < len(lines):
+        if re.match(r"^Args\b.*:$", lines[i]):
+            i += 1
+            entry: list[str] = []
+            while i < len(lines) and (lines[i].startswith(" ") or not lines[i].strip()):
+                line = lines[i]
+                m = re.match(r"^ {4}([\w, ]+):\s*(.*)$", line)
+                if m and not line.startswith("     "):
+                    names = tuple(k.strip() for k in m.group(1).split(","))
+                    entry = [names, m.group(2)]
+                    for k in names:
+                        args[k] = entry
+                elif entry and line.strip():
+                    entry[1] += " " + line.strip()
+                elif not line.strip() and i + 1 < len(lines) and not lines[i + 1].startswith(" "):
+                    break
+                i += 1
+            continue
+        out.append(lines[i])
+        i += 1
+    text = re.sub(r"\n{3,}", "\n\n", "\n".join(out).strip())
+    return text, {k: (v[0], v[1]) for k, v in args.items()}
+
+
+def param_rows(params: dict[str, inspect.Parameter], args: dict) -> list[str]:
+    """One row per docstring entry: parameters described together share a row."""
+    rows, done = ["| parameter | default | meaning |", "|---|---|---|"], set()
+    for k in params:
+        if k in done:
+            continue
+        names = [n for n in args.get(k, ((k,), ""))[0] if n in params] or [k]
+        done.update(names)
+        meaning = args.get(k, ((), ""))[1].replace("|", "\\|")
+        rows.append(f"| {', '.join(f'`{n}`' for n in names)} | "
+                    f"{', '.join(_default(params[n].default) for n in names)} | {meaning} |")
+    return rows
+
+
+AGENTS_HEAD = f"""<!-- generated by {COMMAND} from agents.registry; do not edit -->
+# Agents
+
+Every agent implements `act(observation, action_mask, rng) -> action id` and
+`reset()`, reads only its own observation and the mask, and is named by a spec string:
+`name` or `name:key=value,key=value`, built by `agents.make_agent(spec, rules)`. The
+parameters of a spec are the keyword-only parameters of the agent's class, each value
+parsed as the type of its default (`none` is None where the parameter admits it).
+`python -m agents.tournament --agents A,B,...` ranks any of them (see
+[Results](results.md)).
+"""
+
+
+def agents_page() -> str:
+    from agents.registry import POSITIONAL, REGISTRY, agent_params
+
+    parts = [AGENTS_HEAD, "| spec | class |", "|---|---|"]
+    parts += [f"| [`{n}`](#{n}) | `{p.replace(':', '.')}` |"
+              for n, p in REGISTRY.items()]
+    parts.append("")
+    for name, path in REGISTRY.items():
+        module, clsname = path.split(":")
+        cls = getattr(importlib.import_module(module), clsname)
+        text, args = split_args(inspect.getdoc(cls) or "")
+        parts.append(f"## `{name}`\n")
+        parts.append(f"Class `{module}.{clsname}`.")
+        if name in POSITIONAL:
+            parts.append(f"`{name}:VALUE` is short for `{name}:{POSITIONAL[name]}=VALUE`.")
+        parts.append("")
+        parts.append(text + "\n")
+        params = agent_params(cls)
+        if params:
+            parts += param_rows(params, args)
+        else:
+            parts.append("No parameters.")
+        parts.append("")
+    return "\n".join(parts)
+
+
+# ---------------------------------------------------------------- environments page
+
+
+def aec_reference() -> str:
+    """The AEC module docstring (PettingZoo's env-page format), headings one level up."""
+    from durak_env import aec
+
+    doc = inspect.cleandoc(aec.__doc__)
+    doc = re.sub(r"^# Durak\n+", "", doc)
+    return re.sub(r"^###", "##", doc, flags=re.M)
+
+
+SIZE_RULES = [
+    ("2 players, 36 cards, podkidnoy", {}),
+    ("2 players, 36 cards, prostoy", {"variant": "prostoy"}),
+    ("2 players, 36 cards, perevodnoy", {"variant": "perevodnoy"}),
+    ("2 players, perevodnoy, `transfer_show_trump`",
+     {"variant": "perevodnoy", "transfer_show_trump": True}),
+    ("4 players, 36 cards, podkidnoy", {"num_players": 4}),
+    ("2 players, 24 cards", {"deck_size": 24}),
+    ("6 players, 52 cards", {"num_players": 6, "deck_size": 52}),
+]
+
+
+def sizes_table() -> str:
+    from durak_env import ActionLayout, Rules, observation_size
+
+    rows = ["| rules | actions | observation size |", "|---|---|---|"]
+    for label, kw in SIZE_RULES:
+        r = Rules(**kw)
+        rows.append(f"| {label} | {ActionLayout.of(r).n} | {observation_size(r)} |")
+    return "\n".join(rows)
+
+
+# ---------------------------------------------------------------- site copies
+
+
+def site_copy(text: str, source: str, links: dict[str, str]) -> str:
+    """``text`` with its relative links rewritten for the docs site."""
+    for old, new in links.items():
+        text = text.replace(f"]({old}", f"]({new}")
+    return f"<!-- copied from {source} by {COMMAND}; edit {source} -->\n" + text
+
+
+README_LINKS = {"docs/": "", "checkpoints/README.md": "checkpoints.md"}
+CARD_LINKS = {"../docs/": "", "ppo_2p_podkidnoy_curves.png": "ppo_2p_podkidnoy_curves.png"}
+
+
+# ---------------------------------------------------------------- all outputs
+
+
+GENERATED = ("README.md", "checkpoints/README.md", "docs/agents.md", "docs/benchmarks.md",
+             "docs/checkpoints.md", "docs/environments.md", "docs/index.md", "docs/results.md")
+
+
+def outputs() -> dict[Path, str]:
+    """Every generated file's path (those of GENERATED) and its full expected content."""
+    results = load_results()
+    out = {
+        ROOT / "docs" / "agents.md": agents_page(),
+        ROOT / "docs" / "results.md": results_page(results),
+    }
+    readme = fill_blocks((ROOT / "README.md").read_text(),
+                         {"headline": headline_table(results, "docs/results.md")}, "README.md")
+    card = fill_blocks((ROOT / "checkpoints" / "README.md").read_text(),
+                       {"results": model_card_table(results)}, "checkpoints/README.md")
+    bench_page = ROOT / "docs" / "benchmarks.md"
+    out[bench_page] = fill_blocks(bench_page.read_text(), {"bench": bench_section()},
+                                  "docs/benchmarks.md")
+    env_page = ROOT / "docs" / "environments.md"
+    out[env_page] = fill_blocks(env_page.read_text(),
+                                {"sizes": sizes_table(), "aec": aec_reference()},
+                                "docs/environments.md")
+    out[ROOT / "README.md"] = readme
+    out[ROOT / "checkpoints" / "README.md"] = card
+    out[ROOT / "docs" / "index.md"] = site_copy(readme, "README.md", README_LINKS)
+    out[ROOT / "docs" / "checkpoints.md"] = site_copy(card, "checkpoints/README.md", CARD_LINKS)
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true",
+                    help="write nothing; exit 1 naming the files that differ")
+    args = ap.parse_args(argv)
+    stale = []
+    for path, text in outputs().items():
+        text = text.rstrip("\n") + "\n"
+        if not path.exists() or path.read_text() != text:
+            stale.append(path.relative_to(ROOT).as_posix())
+            if not args.check:
+                path.write_text(text)
+    if args.check and stale:
+        print(f"out of date: {', '.join(stale)}; regenerate with `{COMMAND}`")
+        return 1
+    if stale:
+        print(f"wrote {', '.join(stale)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

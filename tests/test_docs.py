@@ -1,0 +1,80 @@
+"""The docs: every generated page is up to date, and the site builds strictly."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import gen_docs  # noqa: E402  (imports nothing heavy until outputs() runs)
+
+
+@pytest.fixture(scope="module")
+def outputs():
+    return {p.relative_to(ROOT).as_posix(): text for p, text in gen_docs.outputs().items()}
+
+
+def test_outputs_are_the_listed_files(outputs):
+    assert sorted(outputs) == sorted(gen_docs.GENERATED)
+
+
+@pytest.mark.parametrize("name", gen_docs.GENERATED)
+def test_generated_page_is_up_to_date(outputs, name):
+    path = ROOT / name
+    assert path.exists(), f"{name} is missing; regenerate with `{gen_docs.COMMAND}`"
+    assert path.read_text() == outputs[name].rstrip("\n") + "\n", (
+        f"{name} differs from what the code and docs/results/ give; "
+        f"regenerate with `{gen_docs.COMMAND}`")
+
+
+def test_every_result_file_carries_its_provenance():
+    assert list((ROOT / "docs" / "results").glob("*/results.json")), (
+        "no tournament results are committed under docs/results/")
+    for name, res in gen_docs.load_results().items():
+        for key in ("command", "commit", "date"):
+            assert res["config"].get(key), f"docs/results/{name}/results.json lacks {key}"
+        assert res["config"]["command"].startswith("python -m agents.tournament")
+
+
+def test_results_tables_follow_their_provenance():
+    page = (ROOT / "docs" / "results.md").read_text()
+    for name, res in gen_docs.load_results().items():
+        block = gen_docs.provenance(res)
+        assert block in page, f"docs/results.md lacks the provenance of {name}"
+        after = page[page.index(block) + len(block):].lstrip("\n")
+        assert after.startswith("| "), f"the table of {name} must follow its provenance"
+
+
+def test_pair_table_renders_wilson_interval():
+    pair = {"agent": "a", "opponent": "b", "games": 10, "wins": 6, "losses": 3, "draws": 1,
+            "win_rate": 6 / 9, "win_rate_lo": 0.354, "win_rate_hi": 0.879}
+    table = gen_docs.pair_table([pair]).splitlines()
+    assert table[-1] == "| `a` | `b` | 10 | 6 | 3 | 1 | 66.7 [35.4, 87.9] |"
+
+
+def test_more_players_rank_by_durak_rate():
+    res = gen_docs.load_results().get("4p_heuristics")
+    if res is None:
+        pytest.skip("no four-player results committed")
+    rows = gen_docs.agent_table(res).splitlines()[2:]
+    rates = [float(r.split("|")[4].split("[")[0]) for r in rows]
+    assert rates == sorted(rates) and len(rows) == len(res["agents"])
+
+
+def test_mkdocs_build_strict(tmp_path):
+    mkdocs = (shutil.which("mkdocs", path=str(Path(sys.executable).parent))
+              or shutil.which("mkdocs"))
+    assert mkdocs, 'mkdocs is not installed; pip install -e ".[dev]" installs it'
+    assert (ROOT / "docs" / "rules.md").exists(), "docs/rules.md, the rule book, is missing"
+    proc = subprocess.run(
+        [mkdocs, "build", "--strict", "-q", "-f", str(ROOT / "mkdocs.yml"),
+         "-d", str(tmp_path / "site")],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    assert proc.returncode == 0, f"mkdocs build --strict failed:\n{proc.stdout}\n{proc.stderr}"
+    assert (tmp_path / "site" / "api" / "durak_env" / "index.html").exists()
