@@ -198,7 +198,7 @@ class VectorEnv(GymVectorEnv):
     def batch(self) -> Batch:
         """The underlying ``Batch``: the numba state ``st`` and each game's legal actions
         ``buf[g, :n_legal[g]]``, current after every ``reset``/``step``. For compiled
-        players that act inside the batch (``agents.ismcts.expert_actions``); read it,
+        players that act inside the batch (``agents.expert_kernel.expert_actions``); read it,
         do not write it."""
         return self._b
 

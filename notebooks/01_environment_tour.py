@@ -164,7 +164,7 @@ example
 # `game.to_record()` is a JSON-able dict: the rules, the dealt position and every
 # move with its seat (forced moves included). `Game.from_record` replays it and checks
 # it; `python -m durak_env.replay FILE` steps through a saved one, and
-# `python -m durak_env.play` saves one for every game you play.
+# `python -m agents.play` saves one for every game you play.
 
 # %%
 import json
