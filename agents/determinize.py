@@ -55,12 +55,6 @@ def view_array(v) -> np.ndarray:
 # ---------------------------------------------------------------- determinization
 
 
-@njit(cache=True, inline="always")
-def deck_in_play(prm):
-    """The mask of the cards in play: ids ``P_LOW`` up to the last card."""
-    return ~(bit(prm[core.P_LOW]) - ONE) & (bit(NUM_CARDS) - ONE)
-
-
 @njit(cache=True)
 def _shuffled(r, m, cards):
     """Write the cards of mask m into cards[:k] in random order; return k."""
@@ -87,7 +81,7 @@ def _deal_unseen(r, prm, view, cards):
         seen |= bit(face_up)
     for q in range(1, n):
         seen |= np.uint64(view[V_KNOWN + q])
-    k = _shuffled(r, deck_in_play(prm) & ~seen, cards)
+    k = _shuffled(r, core.deck_in_play(prm) & ~seen, cards)
     need = talon_n - (1 if face_up >= 0 else 0)
     for q in range(1, n):
         need += view[V_HSIZE + q] - popcount(np.uint64(view[V_KNOWN + q]))
@@ -199,7 +193,7 @@ def determinize(r, prm, view, cards):
     return _set_roles(r, prm, view)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def determinize_at(st, g, prm, view, cards):
     """``determinize`` on game g of the batch ``st`` (the entry point from Python)."""
     return determinize(st[g], prm, view, cards)

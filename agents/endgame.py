@@ -243,7 +243,7 @@ def _alphabeta(st, raw, prm, n, me, min_play1, bufs, log, nodes, cap, tt_key, tt
         _update(d, best[d + 1], maximize, best, alpha, beta, idx, nmov)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # nogil: distillation labels positions in a background thread
 def _solve_root(st, raw, prm, order, me, bufs, log, nodes, cap, values, tt_key, tt_val,
                 cheap_first, full):
     """Value of each root action in ``order`` (slot 0), UNKNOWN where its own budget of

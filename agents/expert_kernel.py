@@ -16,9 +16,9 @@ from durak_env import core
 from durak_env.actions import PASS, TAKE, action_card, beaten_card
 from durak_env.cards import BEATS, RANK_MASK, rank_of, suit_of
 from durak_env.core import ATTACK, ONE, ZERO, bit, popcount
+from durak_env.observation import unseen_cards
 
 from . import weights as W
-from .determinize import deck_in_play
 
 
 @njit(cache=True, inline="always")
@@ -44,22 +44,10 @@ def _ex_spend(c, hand, trump, low_rank, top, frac):
             + W.W_PAIRS * 0.5 * min(popcount(hand & RANK_MASK[rank_of(c)]) - 1, 1))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def unseen_pool(r, prm):
-    """The cards the player to act cannot place: not in its hand, the discard, on the
-    table, known to be in another hand, or the face-up trump still in the talon."""
-    me = r.to_act
-    seen = r.hands[me] | r.discard
-    for k in range(r.n_attack):
-        seen |= bit(r.attack[k])
-        if r.cover[k] >= 0:
-            seen |= bit(r.cover[k])
-    for p in range(prm[core.P_N]):
-        if p != me:
-            seen |= r.known[p]
-    if r.talon_end > r.talon_top and r.trump_card >= 0:
-        seen |= bit(r.trump_card)
-    return deck_in_play(prm) & ~seen
+    """The cards the player to act cannot place (``observation.unseen_cards``)."""
+    return unseen_cards(r, prm, r.to_act)
 
 
 @njit(cache=True)

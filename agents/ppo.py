@@ -28,7 +28,7 @@ from torch import nn
 from durak_env import Rules
 from durak_env.actions import K_BEAT, K_PASS, K_PLAY, K_SHOW, K_TAKE, K_TRANSFER, ActionLayout
 from durak_env.cards import NUM_CARDS
-from durak_env.observation import LAYOUT_VERSION, observation_size
+from durak_env.observation import LAYOUT_VERSION, observation_size, state_size
 
 from .base import Agent
 from .endgame import EndgameSolver
@@ -49,6 +49,12 @@ class NetworkConfig:
     """``relu`` or ``tanh``."""
     head: str = "factored"
     """``factored`` (beat logits u[a] + v[b] + pair bias) or ``dense`` (one unit per action)."""
+    critic: str = "shared"
+    """``shared``: the value head reads the policy's trunk; ``global``: an asymmetric critic,
+    its own MLP over the global state (every hand and the talon, ``VectorEnv.state``),
+    used in training only: the policy never reads the state."""
+    critic_hidden: list[int] = field(default_factory=lambda: [256, 256])
+    """Widths of the global critic's hidden layers (``critic: global`` only)."""
 
     def validate(self) -> None:
         if not self.hidden or any(not isinstance(h, int) or h < 1 for h in self.hidden):
@@ -59,6 +65,12 @@ class NetworkConfig:
                              f"got {self.activation!r}")
         if self.head not in ("factored", "dense"):
             raise ValueError(f"network.head must be 'factored' or 'dense', got {self.head!r}")
+        if self.critic not in ("shared", "global"):
+            raise ValueError(f"network.critic must be 'shared' or 'global', got {self.critic!r}")
+        if not self.critic_hidden or any(not isinstance(h, int) or h < 1
+                                         for h in self.critic_hidden):
+            raise ValueError(f"network.critic_hidden must be a non-empty list of ints >= 1, "
+                             f"got {self.critic_hidden!r}")
 
 
 # ---------------------------------------------------------------- masks as legal lists
@@ -123,8 +135,18 @@ def _factored_tables(lay: ActionLayout) -> tuple[torch.Tensor, torch.Tensor, tor
     return torch.from_numpy(i1), torch.from_numpy(i2), torch.from_numpy(ip)
 
 
+def _mlp(width: int, hidden: list[int], act) -> tuple[nn.Sequential, int]:
+    layers = []
+    for h in hidden:
+        layers += [layer_init(nn.Linear(width, h)), act()]
+        width = h
+    return nn.Sequential(*layers), width
+
+
 class PPONet(nn.Module):
-    """Shared MLP trunk, a policy head over legal actions and a value head."""
+    """MLP trunk over the observation with a policy head over legal actions; the value
+    head reads the same trunk (``critic: shared``) or its own MLP over the global state
+    (``critic: global``, training only)."""
 
     def __init__(self, rules: Rules, cfg: NetworkConfig):
         super().__init__()
@@ -132,11 +154,12 @@ class PPONet(nn.Module):
         self.rules, self.cfg = rules, cfg
         self.layout = ActionLayout.of(rules)
         act = nn.ReLU if cfg.activation == "relu" else nn.Tanh
-        layers, width = [], observation_size(rules)
-        for h in cfg.hidden:
-            layers += [layer_init(nn.Linear(width, h)), act()]
-            width = h
-        self.trunk = nn.Sequential(*layers)
+        self.trunk, width = _mlp(observation_size(rules), cfg.hidden, act)
+        self.global_critic = cfg.critic == "global"
+        if self.global_critic:
+            self.critic_trunk, cwidth = _mlp(state_size(rules), cfg.critic_hidden, act)
+        else:
+            cwidth = width
         d = rules.deck_size
         if cfg.head == "factored":
             self.actor = layer_init(nn.Linear(width, 2 + 5 * d), std=0.01)
@@ -147,7 +170,16 @@ class PPONet(nn.Module):
             self.register_buffer("ip", ip, persistent=False)
         else:
             self.actor = layer_init(nn.Linear(width, self.layout.n), std=0.01)
-        self.critic = layer_init(nn.Linear(width, 1), std=1.0)
+        self.critic = layer_init(nn.Linear(cwidth, 1), std=1.0)
+
+    def value(self, hidden: torch.Tensor, state: torch.Tensor | None) -> torch.Tensor | None:
+        """Value ``[B]`` from the trunk's ``hidden`` or, with a global critic, ``state``
+        (None without a state: players acting need no value)."""
+        if self.global_critic:
+            if state is None:
+                return None
+            return self.critic(self.critic_trunk(state)).squeeze(-1)
+        return self.critic(hidden).squeeze(-1)
 
     def legal_logits(self, hidden: torch.Tensor, ids: torch.Tensor,
                      valid: torch.Tensor) -> torch.Tensor:
@@ -163,7 +195,8 @@ class PPONet(nn.Module):
         return torch.where(valid, logits, torch.full_like(logits, NEG))
 
     def get_action_and_value(self, x: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor,
-                             action: torch.Tensor | None = None, greedy: bool = False):
+                             action: torch.Tensor | None = None, greedy: bool = False,
+                             state: torch.Tensor | None = None, with_logp_all: bool = False):
         """Masked categorical over the legal lists.
 
         Args:
@@ -171,9 +204,12 @@ class PPONet(nn.Module):
             ids, valid: the legal lists (``legal_lists``) and their padding mask.
             action: positions in the legal lists to score; sampled when None.
             greedy: with ``action=None``, take the most likely action instead.
+            state: global states ``[B, state_size]`` for a global critic (value only; the
+                value is None without it).
+            with_logp_all: also return the log-probabilities of every listed action.
 
         Returns:
-            (position in the legal list, log-probability, entropy, value)
+            (position in the legal list, log-probability, entropy, value[, logp_all])
         """
         hidden = self.trunk(x)
         logits = self.legal_logits(hidden, ids, valid)
@@ -187,7 +223,10 @@ class PPONet(nn.Module):
         logp = logp_all.gather(1, action[:, None]).squeeze(1)
         p = logp_all.exp()
         entropy = -(p * torch.where(valid, logp_all, torch.zeros_like(logp_all))).sum(-1)
-        return action, logp, entropy, self.critic(hidden).squeeze(-1)
+        value = self.value(hidden, state)
+        if with_logp_all:
+            return action, logp, entropy, value, logp_all
+        return action, logp, entropy, value
 
 
 # ---------------------------------------------------------------- checkpoints

@@ -1,7 +1,8 @@
 """Training configuration: YAML mapped onto typed dataclasses, unknown keys rejected.
 
 ``load_config(path, overrides)`` reads a YAML file (sections ``rules``, ``env``,
-``network``, ``ppo``, ``selfplay``, ``eval``, ``logging`` plus top-level ``exp_name``,
+``network``, ``imitation``, ``ppo``, ``search``, ``distill``, ``selfplay``, ``eval``,
+``logging`` plus top-level ``exp_name``,
 ``seed``, ``torch_threads``), applies dotted ``key=value`` overrides and validates
 every value. Each field's docstring (the string under it) documents it.
 """
@@ -18,7 +19,10 @@ import yaml
 
 from durak_env import Rules
 
+from .distill import DistillConfig
+from .imitation import ImitationConfig
 from .ppo import NetworkConfig
+from .teacher import SearchConfig
 
 
 class ConfigError(ValueError):
@@ -69,6 +73,11 @@ class PPOConfig:
     """Global gradient-norm clip."""
     target_kl: float | None = None
     """Stop the epochs of an update early when the approximate KL exceeds this."""
+    kl_coef: float = 0.0
+    """Weight of KL(cloned policy || policy) over the legal moves, a pull toward the
+    imitation stage's policy (needs ``imitation.positions > 0``; 0: off)."""
+    kl_decay_updates: int = 0
+    """Decay ``kl_coef`` linearly to 0 over this many updates (0: keep it constant)."""
 
 
 @dataclass
@@ -110,8 +119,9 @@ class EvalConfig:
     opponents: list[str] = field(default_factory=lambda: ["random", "expert"])
     """Agent specs to evaluate against."""
     heuristic_games: int = 64
-    """Cap on ``games`` and ``final_games`` for opponents other than ``random``: they act
-    one observation at a time in Python (``expert`` searches too), far slower than ``random``."""
+    """Cap on ``games`` and ``final_games`` for opponents other than ``random`` and
+    ``expert_rules`` (both batched in numba): they act one observation at a time in
+    Python (``expert`` searches too)."""
     greedy: bool = True
     """Evaluate the greedy (argmax) policy rather than sampling."""
 
@@ -144,7 +154,10 @@ class TrainConfig:
     """Game rules (``durak_env.Rules`` fields)."""
     env: EnvConfig = field(default_factory=EnvConfig)
     network: NetworkConfig = field(default_factory=NetworkConfig)
+    imitation: ImitationConfig = field(default_factory=ImitationConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
+    search: SearchConfig = field(default_factory=SearchConfig)
+    distill: DistillConfig = field(default_factory=DistillConfig)
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     logging: LoggingConfig = field(default_factory=LoggingConfig)
@@ -260,10 +273,38 @@ def validate(cfg: TrainConfig) -> TrainConfig:
                           f"got {s.pool_sampling!r}")
     try:
         cfg.network.validate()
+        cfg.search.validate()
     except ValueError as e:
         raise ConfigError(str(e)) from None
+    _check_stages(cfg)
     _check_agents(cfg)
     return cfg
+
+
+def _check_stages(cfg: TrainConfig):
+    im, d, p = cfg.imitation, cfg.distill, cfg.ppo
+    checks = [("imitation.positions", im.positions, 0), ("imitation.num_envs", im.num_envs, 1),
+              ("imitation.epochs", im.epochs, 1),
+              ("imitation.minibatch_size", im.minibatch_size, 1),
+              ("distill.labels_per_update", d.labels_per_update, 1),
+              ("distill.buffer_size", d.buffer_size, 1),
+              ("distill.minibatch_size", d.minibatch_size, 1),
+              ("ppo.kl_decay_updates", p.kl_decay_updates, 0)]
+    for name, v, lo in checks:
+        if v < lo:
+            raise ConfigError(f"{name} must be >= {lo}, got {v}")
+    for name, v in [("imitation.lr", im.lr)]:
+        if not v > 0:
+            raise ConfigError(f"{name} must be > 0, got {v}")
+    for name, v in [("imitation.explore", im.explore), ("imitation.holdout", im.holdout)]:
+        if not 0 <= v < 1:
+            raise ConfigError(f"{name} must be in [0, 1), got {v}")
+    for name, v in [("imitation.vf_coef", im.vf_coef), ("distill.coef", d.coef),
+                    ("ppo.kl_coef", p.kl_coef)]:
+        if v < 0:
+            raise ConfigError(f"{name} must be >= 0, got {v}")
+    if p.kl_coef > 0 and im.positions == 0:
+        raise ConfigError("ppo.kl_coef pulls toward the cloned policy: set imitation.positions")
 
 
 def _check_agents(cfg: TrainConfig):

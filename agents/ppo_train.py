@@ -25,9 +25,16 @@ import torch  # noqa: E402
 from durak_env import Rules  # noqa: E402
 from durak_env.vector import VectorEnv  # noqa: E402
 
+from .distill import Distiller  # noqa: E402
 from .ppo import PPONet, legal_lists, legal_valid, load_checkpoint, save_checkpoint  # noqa: E402
 from .ppo_config import TrainConfig, config_from_dict, dump_config, read_yaml  # noqa: E402
-from .ppo_update import compute_gae, explained_variance, make_batch, ppo_update  # noqa: E402
+from .ppo_update import (  # noqa: E402
+    add_ref_logp,
+    compute_gae,
+    explained_variance,
+    make_batch,
+    ppo_update,
+)
 from .rollout import Arena, Rollout, RolloutStats, collect_rollout  # noqa: E402
 from .selfplay import Pool, RandomPlayer, SnapshotPlayer, make_player  # noqa: E402
 from .stats import wilson  # noqa: E402
@@ -90,17 +97,74 @@ class Trainer:
         self.update, self.global_step, self.elapsed = 0, 0, 0.0
         self.last_eval: dict = {}
         self.history: list[dict] = []
+        self.ref: PPONet | None = None
         if resume:
             self._resume()
         self.rng = np.random.default_rng([cfg.seed, self.update])
         self.arena = Arena(cfg, cfg.seed + 7919 * self.update)
         steps = cfg.ppo.num_steps * cfg.env.num_envs
         self.num_updates = max(1, math.ceil(cfg.ppo.total_timesteps / steps))
-        self.ro = Rollout(cfg.ppo.num_steps, cfg.env.num_envs, self.net.trunk[0].in_features)
+        venv = self.arena.venv
+        state_size = venv.single_state_space.shape[0] if self.net.global_critic else None
+        self.ro = Rollout(cfg.ppo.num_steps, cfg.env.num_envs,
+                          venv.single_observation_space.shape[0], state_size=state_size)
         self.snap_nets = [PPONet(cfg.rules, cfg.network)
                           for _ in range(cfg.selfplay.active_snapshots)]
         self.heuristics = [make_player(s, cfg.rules, self.arena.venv)
                            for s in cfg.selfplay.heuristics]
+        self.distiller = Distiller(cfg.rules, cfg.search, cfg.distill, self.ro.obs.shape[-1],
+                                   cfg.seed)
+
+    @property
+    def imitation_path(self) -> Path:
+        return self.run_dir / "checkpoints" / "imitation.pt"
+
+    def imitate(self, writer=None) -> dict | None:
+        """The imitation stage (``imitation.positions > 0``), once per run: clone the
+        teacher, save ``checkpoints/imitation.pt`` and ``imitation.json``, and keep the
+        clone as the KL reference. A resumed run loads the clone instead."""
+        from .imitation import clone, generate_positions
+        from .teacher import SearchLabeler
+
+        cfg = self.cfg
+        if cfg.imitation.positions == 0:
+            return None
+        if self.imitation_path.is_file():
+            if cfg.ppo.kl_coef:
+                self.ref = load_checkpoint(self.imitation_path, cfg.rules)[0]
+            return None
+        t0 = time.perf_counter()
+        im = cfg.imitation
+        labeler = SearchLabeler(cfg.rules, cfg.search, cfg.seed) if im.search else None
+        data = generate_positions(cfg.rules, im.positions, im, labeler, cfg.seed + 1,
+                                  with_state=self.net.global_critic,
+                                  num_threads=cfg.env.num_threads,
+                                  progress=cfg.logging.progress)
+        t_data = time.perf_counter() - t0
+
+        def log(rep):
+            if writer is not None:
+                for k in ("agreement", "agreement_searched", "ce", "value_loss"):
+                    writer.add_scalar(f"imitation/{k}", rep[k], rep["epoch"])
+
+        rep = clone(self.net, data, im, cfg.seed, progress=cfg.logging.progress, log=log)
+        rep.update(data_seconds=t_data, seconds=time.perf_counter() - t0,
+                   positions=len(data), searched_share=float(data.searched.mean()))
+        self.elapsed += rep["seconds"]
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.ppo.lr, eps=1e-5)
+        save_checkpoint(self.imitation_path, self.net, None, cfg.to_dict(),
+                        extra={"imitation": {k: v for k, v in rep.items() if k != "history"}})
+        (self.run_dir / "imitation.json").write_text(json.dumps(rep, indent=2))
+        if cfg.ppo.kl_coef:
+            self.ref = load_checkpoint(self.imitation_path, cfg.rules)[0]
+        self.save()  # a run killed from here on resumes after the imitation stage
+        return rep
+
+    def kl_coef(self) -> float:
+        p = self.cfg.ppo
+        if not p.kl_decay_updates:
+            return p.kl_coef
+        return p.kl_coef * max(0.0, 1.0 - self.update / p.kl_decay_updates)
 
     def _resume(self):
         ck = self.run_dir / "checkpoints" / "latest.pt"
@@ -132,13 +196,18 @@ class Trainer:
         self.net.eval()
         self.arena.set_players(*self._players())
         st = collect_rollout(self.arena, self.net, self.ro, self.pool)
+        if self.distiller.active:
+            self._submit_labels()
         t1 = time.perf_counter()
         tr = self.ro.trainable()
         adv, ret = compute_gae(self.ro.value.numpy(), self.ro.reward, self.ro.done, self.ro.nxt,
                                tr, cfg.ppo.gamma, cfg.ppo.gae_lambda)
         batch = make_batch(self.ro, adv, ret, tr)
         self.net.train()
-        losses = ppo_update(self.net, self.opt, batch, cfg.ppo, self.rng)
+        if self.ref is not None and self.kl_coef() > 0:
+            add_ref_logp(batch, self.ref)
+        losses = ppo_update(self.net, self.opt, batch, cfg.ppo, self.rng, kl_coef=self.kl_coef(),
+                            distiller=self.distiller if self.distiller.active else None)
         t2 = time.perf_counter()
         self.update += 1
         self.global_step += self.ro.t * self.ro.b
@@ -147,8 +216,26 @@ class Trainer:
             self.pool.add(self.net, cfg.selfplay.pool_size)
         return self._scalars(st, losses, batch, t2 - t0, t1 - t0, t2 - t1)
 
+    @torch.inference_mode()
+    def _submit_labels(self) -> None:
+        """Hand this rollout's learner decisions to the distiller (it labels a few)."""
+        ro = self.ro
+        rows = torch.from_numpy(np.flatnonzero(ro.learner.reshape(-1)))
+        obs = ro.obs.reshape(-1, ro.obs.shape[-1])[rows]
+        ids, counts = ro.ids.reshape(-1, ro.ids.shape[-1])[rows], ro.counts.reshape(-1)[rows]
+        chosen = ids.gather(1, ro.pos.reshape(-1)[rows][:, None]).squeeze(1)
+        w = int(counts.max()) if len(counts) else 1
+        greedy_pos, *_ = self.net.get_action_and_value(obs, ids[:, :w], legal_valid(counts, w),
+                                                       greedy=True)
+        greedy = ids.gather(1, greedy_pos[:, None]).squeeze(1)
+        self.distiller.submit(obs.numpy(), ids.numpy(), counts.numpy(), chosen.numpy(),
+                              greedy.numpy(), self.rng)
+
     def _scalars(self, st: RolloutStats, losses, batch, dt, t_roll, t_upd) -> dict:
         out = {f"losses/{k}": v for k, v in losses.items()}
+        out["charts/kl_coef"] = self.kl_coef()
+        if self.distiller.active:
+            out.update(self.distiller.stats())
         out["losses/explained_variance"] = explained_variance(batch["value"], batch["ret"])
         out["charts/SPS"] = self.ro.t * self.ro.b / dt
         out["charts/learning_rate"] = self.opt.param_groups[0]["lr"]
@@ -169,7 +256,8 @@ class Trainer:
     def evaluate_all(self, games: int) -> dict:
         res = {}
         for spec in self.cfg.eval.opponents:
-            n = games if spec == "random" else min(games, self.cfg.eval.heuristic_games)
+            batched = spec.strip() in ("random", "expert_rules")
+            n = games if batched else min(games, self.cfg.eval.heuristic_games)
             res[spec] = evaluate(self.net, self.cfg.rules, spec, n,
                                  seed=self.cfg.seed * 1000 + 17, greedy=self.cfg.eval.greedy,
                                  num_threads=self.cfg.env.num_threads)
@@ -205,6 +293,14 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict:
 
     trainer = Trainer(cfg, run_dir, resume)
     writer = SummaryWriter(str(run_dir))
+    rep = trainer.imitate(writer)
+    if rep is not None:
+        print(f"imitation: {rep['positions']} positions ({rep['searched_share']:.0%} searched), "
+              f"held-out agreement with the teacher {rep['agreement']:.3f} "
+              f"(searched positions {rep['agreement_searched']:.3f}, chance {rep['chance']:.3f}) "
+              f"in {rep['seconds']:.0f} s", flush=True)
+        if cfg.eval.every:
+            _log_eval(trainer, writer, trainer.evaluate_all(cfg.eval.games))
     bar = tqdm(total=trainer.num_updates * trainer.ro.t * trainer.ro.b, initial=trainer.global_step,
                unit="step", unit_scale=True, disable=not cfg.logging.progress, dynamic_ncols=True)
     speed = _SpeedLog()
@@ -226,6 +322,7 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict:
     _log_eval(trainer, writer, final)
     trainer.save()
     trainer.save("final.pt")
+    trainer.distiller.close()
     writer.close()
     summary = {"global_step": trainer.global_step, "updates": trainer.update,
                "train_seconds": trainer.elapsed, "final_eval": final, "speed": speed.summary()}
@@ -263,13 +360,20 @@ class _SpeedLog:
 
 
 def _log_eval(trainer: Trainer, writer, res: dict) -> None:
-    rec = {"global_step": trainer.global_step}
+    """Log an evaluation to TensorBoard, the history and ``evals.jsonl`` (one line per
+    evaluation: step, wall-clock seconds of training so far, and per opponent the win
+    rate, its interval and the games; ``agents.strength`` reads it)."""
+    rec = {"global_step": trainer.global_step, "update": trainer.update,
+           "elapsed": trainer.elapsed}
     for spec, r in res.items():
         writer.add_scalar(f"eval/winrate_vs_{spec}", r["winrate"], trainer.global_step)
         writer.add_scalar(f"eval/winrate_vs_{spec}_lo", r["ci95"][0], trainer.global_step)
         writer.add_scalar(f"eval/winrate_vs_{spec}_hi", r["ci95"][1], trainer.global_step)
         rec[spec] = r["winrate"]
+        rec.setdefault("detail", {})[spec] = {"ci95": r["ci95"], "games": r["games"]}
     trainer.history.append(rec)
+    with open(trainer.run_dir / "evals.jsonl", "a") as f:
+        f.write(json.dumps(rec) + "\n")
 
 
 def _postfix(scalars: dict, last_eval: dict) -> dict:

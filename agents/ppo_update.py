@@ -36,18 +36,28 @@ def compute_gae(value: np.ndarray, reward: np.ndarray, done: np.ndarray, nxt: np
     return adv, np.where(trainable, adv + value, 0.0).astype(np.float32)
 
 
-def ppo_update(net: PPONet, opt: torch.optim.Optimizer, batch: dict, cfg, rng) -> dict:
-    """Clipped-surrogate PPO epochs over minibatches of the learner's samples."""
+def ppo_update(net: PPONet, opt: torch.optim.Optimizer, batch: dict, cfg, rng,
+               kl_coef: float = 0.0, distiller=None) -> dict:
+    """Clipped-surrogate PPO epochs over minibatches of the learner's samples.
+
+    Args:
+        kl_coef: weight of KL(ref || policy) over the legal moves, where the batch holds
+            the cloned policy's log-probabilities ``ref_logp`` (``add_ref_logp``).
+        distiller: an ``agents.distill.Distiller``; each minibatch adds its ``coef`` times
+            the cross-entropy of a sample of search-labelled positions.
+    """
     n = len(batch["adv"])
     clipfracs, stats = [], {}
+    kl_ref = distill_ce = torch.zeros(())
     for _ in range(cfg.update_epochs):
         perm = torch.from_numpy(rng.permutation(n))
         for start in range(0, n, cfg.minibatch_size):
             mb = perm[start:start + cfg.minibatch_size]
             w = int(batch["counts"][mb].max())
-            _, newlogp, entropy, newv = net.get_action_and_value(
-                batch["obs"][mb], batch["ids"][mb, :w], legal_valid(batch["counts"][mb], w),
-                batch["pos"][mb])
+            valid = legal_valid(batch["counts"][mb], w)
+            _, newlogp, entropy, newv, logp_all = net.get_action_and_value(
+                batch["obs"][mb], batch["ids"][mb, :w], valid, batch["pos"][mb],
+                state=batch["state"][mb] if "state" in batch else None, with_logp_all=True)
             logratio = newlogp - batch["logp"][mb]
             ratio = logratio.exp()
             with torch.no_grad():
@@ -61,6 +71,17 @@ def ppo_update(net: PPONet, opt: torch.optim.Optimizer, batch: dict, cfg, rng) -
             v_loss = _value_loss(newv, batch["ret"][mb], batch["value"][mb], cfg)
             ent = entropy.mean()
             loss = pg_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss
+            if "ref_logp" in batch and kl_coef > 0:
+                ref_logp = batch["ref_logp"][mb, :w]
+                kl = torch.where(valid, ref_logp.exp() * (ref_logp - logp_all),
+                                 torch.zeros_like(logp_all))
+                kl_ref = kl.sum(-1).mean()
+                loss = loss + kl_coef * kl_ref
+            if distiller is not None and distiller.active:
+                sample = distiller.sample(rng)
+                if sample is not None:
+                    distill_ce = _cross_entropy(net, *sample)
+                    loss = loss + distiller.cfg.coef * distill_ce
             opt.zero_grad(set_to_none=True)
             loss.backward()
             nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
@@ -68,8 +89,30 @@ def ppo_update(net: PPONet, opt: torch.optim.Optimizer, batch: dict, cfg, rng) -
         if cfg.target_kl is not None and approx_kl > cfg.target_kl:
             break
     stats.update(policy_loss=pg_loss.item(), value_loss=v_loss.item(), entropy=ent.item(),
-                 approx_kl=approx_kl.item(), clipfrac=float(np.mean(clipfracs)))
+                 approx_kl=approx_kl.item(), clipfrac=float(np.mean(clipfracs)),
+                 kl_ref=float(kl_ref), distill_ce=float(distill_ce))
     return stats
+
+
+@torch.no_grad()
+def add_ref_logp(batch: dict, ref: PPONet, chunk: int = 16384) -> None:
+    """Store the reference policy's log-probabilities of every listed action as
+    ``batch["ref_logp"]`` (once per rollout rather than once per epoch)."""
+    n, w = batch["ids"].shape
+    out = torch.zeros(n, w)
+    for s in range(0, n, chunk):
+        sl = slice(s, s + chunk)
+        valid = legal_valid(batch["counts"][sl], w)
+        logits = ref.legal_logits(ref.trunk(batch["obs"][sl]), batch["ids"][sl], valid)
+        out[sl] = torch.log_softmax(logits, -1)
+    batch["ref_logp"] = out
+
+
+def _cross_entropy(net: PPONet, obs, ids, counts, label) -> torch.Tensor:
+    """Masked cross-entropy of labelled positions (``label``: positions in the lists)."""
+    valid = legal_valid(counts, ids.shape[1])
+    logits = net.legal_logits(net.trunk(obs), ids, valid)
+    return nn.functional.cross_entropy(logits, label)
 
 
 def _value_loss(newv, ret, oldv, cfg):
@@ -83,7 +126,8 @@ def make_batch(ro: Rollout, adv: np.ndarray, ret: np.ndarray, trainable: np.ndar
     """The trainable samples as flat ``b_`` tensors."""
     idx = torch.from_numpy(np.flatnonzero(trainable.reshape(-1)))
     w = int(ro.counts.reshape(-1)[idx].max()) if len(idx) else 1
-    return {
+    extra = {} if ro.state is None else {"state": ro.state.reshape(-1, ro.state.shape[-1])[idx]}
+    return {**extra,
         "obs": ro.obs.reshape(-1, ro.obs.shape[-1])[idx],
         "ids": ro.ids.reshape(-1, ro.ids.shape[-1])[idx, :w],
         "counts": ro.counts.reshape(-1)[idx],

@@ -33,9 +33,12 @@ LEARNER = 0
 class Rollout:
     """``[T, B]`` storage; ``ids``/``counts`` are the action masks as legal lists."""
 
-    def __init__(self, t: int, b: int, obs_size: int, width: int = 32):
+    def __init__(self, t: int, b: int, obs_size: int, width: int = 32,
+                 state_size: int | None = None):
         self.t, self.b = t, b
         self.obs = torch.zeros(t, b, obs_size)
+        # global states for a global critic (``network.critic: global``), else None
+        self.state = None if state_size is None else torch.zeros(t, b, state_size)
         self.ids = torch.zeros(t, b, width, dtype=torch.int64)
         self.counts = torch.zeros(t, b, dtype=torch.int64)
         self.pos = torch.zeros(t, b, dtype=torch.int64)
@@ -179,6 +182,8 @@ def collect_rollout(arena: Arena, net: PPONet, ro: Rollout, pool: Pool) -> Rollo
         t0 = time.perf_counter()
         ids, counts = legal_lists(arena.mask)
         ro.put(t, arena.obs, ids, counts)
+        if ro.state is not None:
+            ro.state[t].numpy()[:] = arena.venv.state()
         owner = arena.owner[arena.book.rows, arena.to_act]
         mine = np.flatnonzero(owner == LEARNER)
         t1 = time.perf_counter()
@@ -186,7 +191,8 @@ def collect_rollout(arena: Arena, net: PPONet, ro: Rollout, pool: Pool) -> Rollo
             rows = torch.from_numpy(mine)
             w = int(counts[mine].max()) if len(mine) else 1
             pos, logp, _, value = net.get_action_and_value(
-                ro.obs[t, rows], ro.ids[t, rows, :w], legal_valid(ro.counts[t, rows], w))
+                ro.obs[t, rows], ro.ids[t, rows, :w], legal_valid(ro.counts[t, rows], w),
+                state=None if ro.state is None else ro.state[t, rows])
             ro.pos[t, rows], ro.logp[t, rows], ro.value[t, rows] = pos, logp, value
         actions[mine] = ids[mine, pos.numpy()]
         _act_opponents(arena, actions, owner, ids, counts)

@@ -17,7 +17,8 @@ from durak_env import ActionLayout, ObsView, Rules, observation_layout
 from durak_env.actions import K_BEAT, K_PASS, K_PLAY, K_SHOW, K_TAKE, K_TRANSFER
 from durak_env.core import OVER
 
-_CARD_PIECES = ("hand", "attack_uncovered", "attack_covered", "covering", "discard", "known")
+_CARD_PIECES = ("hand", "attack_uncovered", "attack_covered", "covering", "discard", "known",
+                "unseen", "own_known")
 
 
 class _Decoder:
@@ -30,7 +31,7 @@ class _Decoder:
         names = [p.name for p in observation_layout(rules)]
         if tuple(names[: len(_CARD_PIECES)]) != _CARD_PIECES or self.off["hand"] != 0:
             raise RuntimeError("observation layout changed: update agents/view.py")
-        self.card_end = self.off["known"] + (self.n - 1) * self.d
+        self.card_end = self.off["own_known"] + self.d
 
     def _seat(self, obs, name, size):
         o = self.off[name]
@@ -47,7 +48,7 @@ class _Decoder:
         big = int.from_bytes(bits.tobytes(), "little")
         full = (1 << d) - 1
         parts = []
-        for _ in range(5 + n - 1):
+        for _ in range(5 + n - 1 + 2):
             parts.append((big & full) << low)
             big >>= d
         hs = obs[o["hand_size"] : o["hand_size"] + n] * self.h
@@ -56,7 +57,8 @@ class _Decoder:
         phase = self._seat(obs, "phase", 2)
         return ObsView(
             hand=parts[0], attack_uncovered=parts[1], attack_covered=parts[2],
-            covering=parts[3], discard=parts[4], known=[0] + parts[5:],
+            covering=parts[3], discard=parts[4], known=[0] + parts[5:-2],
+            unseen=parts[-2], own_known=parts[-1],
             hand_size=[int(x) for x in np.rint(hs)],
             in_game=[bool(x > 0.5) for x in obs[o["in_game"] : o["in_game"] + n]],
             talon_size=self._count(obs, "talon_size"),

@@ -160,6 +160,7 @@ class Batch:
         self.prm = core.kernel_params(rules)
         self.off = observation.obs_offsets(rules)
         self.obs_size = observation.observation_size(rules)
+        self.state_size = observation.state_size(rules)
         self.st = core.new_state(size)
         self.buf = np.zeros((size, legal_width(rules)), np.int64)
         self.n_legal = np.zeros(size, np.int32)
@@ -188,6 +189,12 @@ class Batch:
         obs = np.empty(self.obs_size, np.float32)
         observation.encode_at(self.st, g, self.prm, self.off, seat, obs)
         return obs
+
+    def state(self, g: int, seat: int) -> np.ndarray:
+        """Game g's global state seen from ``seat`` (``observation.encode_state``)."""
+        out = np.empty(self.state_size, np.float32)
+        observation.encode_state_at(self.st, g, self.prm, self.off, seat, out)
+        return out
 
     def rewards(self, g: int) -> np.ndarray:
         out = np.zeros(self.rules.num_players, np.float64)

@@ -180,6 +180,12 @@ def bit(c):
 
 
 @njit(cache=True, inline="always")
+def deck_in_play(prm):
+    """The mask of the cards in play: ids ``P_LOW`` up to the last card."""
+    return ~(bit(prm[P_LOW]) - ONE) & (bit(NUM_CARDS) - ONE)
+
+
+@njit(cache=True, inline="always")
 def low_card(m):
     return np.int64(trailing_zeros(m))
 

@@ -21,7 +21,7 @@ from .core import ONE, ZERO, bit
 from .rules import Rules
 
 # Bump when the layout changes: checkpoints record it.
-LAYOUT_VERSION = 1
+LAYOUT_VERSION = 2
 
 
 # The pieces in order: (name, size for deck_size d and num_players n, meaning).
@@ -32,6 +32,10 @@ PIECES = (
     ("covering", lambda d, n: d, "covering cards on the table"),
     ("discard", lambda d, n: d, "discard pile"),
     ("known", lambda d, n: (n - 1) * d, "cards known to be in each other hand, seats 1..n-1"),
+    ("unseen", lambda d, n: d,
+     "cards the observer cannot place: in no hand it sees or knows, not on the table, "
+     "not discarded, not the face-up trump card"),
+    ("own_known", lambda d, n: d, "own cards that every other seat knows about"),
     ("hand_size", lambda d, n: n, "cards in each hand / hand_size"),
     ("in_game", lambda d, n: n, "1 while the seat is still in the game"),
     ("talon_size", lambda d, n: 1, "cards in the talon / hand_size"),
@@ -102,6 +106,8 @@ O_COV = PIECE_NAMES.index("attack_covered")
 O_COVERING = PIECE_NAMES.index("covering")
 O_DISCARD = PIECE_NAMES.index("discard")
 O_KNOWN = PIECE_NAMES.index("known")
+O_UNSEEN = PIECE_NAMES.index("unseen")
+O_OWN_KNOWN = PIECE_NAMES.index("own_known")
 O_HSIZE = PIECE_NAMES.index("hand_size")
 O_INGAME = PIECE_NAMES.index("in_game")
 O_TALON = PIECE_NAMES.index("talon_size")
@@ -134,6 +140,20 @@ def _put_seat(out, base, seat, me, n):
 
 
 @njit(cache=True)
+def unseen_cards(r, prm, me):
+    """The cards seat ``me`` cannot place: not in its hand, the discard or on the table,
+    not known to be in another hand, and not the face-up trump card while it is in the
+    talon (docs/rules.md section 7). They lie in the talon or in the other hands."""
+    seen = r.hands[me] | r.discard | core.table_mask(r)
+    for p in range(prm[core.P_N]):
+        if p != me:
+            seen |= r.known[p]
+    if r.talon_end > r.talon_top and r.trump_card >= 0:
+        seen |= bit(r.trump_card)
+    return core.deck_in_play(prm) & ~seen
+
+
+@njit(cache=True)
 def encode(r, prm, off, me, out):
     """Write seat ``me``'s observation of game record r into out (float32[obs_size])."""
     n, low, d = prm[core.P_N], prm[core.P_LOW], prm[core.P_DECK]
@@ -151,6 +171,8 @@ def encode(r, prm, off, me, out):
     _put_cards(out, off[O_COV], cov, low)
     _put_cards(out, off[O_COVERING], covering, low)
     _put_cards(out, off[O_DISCARD], r.discard, low)
+    _put_cards(out, off[O_UNSEEN], unseen_cards(r, prm, me), low)
+    _put_cards(out, off[O_OWN_KNOWN], r.known[me], low)
     for rel in range(1, n):
         p = (me + rel) % n
         _put_cards(out, off[O_KNOWN] + (rel - 1) * d, r.known[p], low)
@@ -182,6 +204,54 @@ def encode_at(st, g, prm, off, me, out):
     encode(st[g], prm, off, me, out)
 
 
+# ---------------------------------------------------------------- global state (training only)
+
+# What a centralised critic may read (PerfectDou, Suphx's oracle): the acting seat's
+# observation, then every hand and the talon in order. Never an agent's input.
+STATE_PIECES = (
+    ("observation", "the observation of the seat the state is seen from (seat 0)"),
+    ("hands", "every hand, seats 0..n-1 relative to that seat, d cards each"),
+    ("talon_order", "(i + 1) / deck_size for the card i-th from the top of the talon, else 0"),
+)
+
+
+def state_size(rules: Rules) -> int:
+    """Length of the global state vector: observation + n hands + talon order."""
+    return observation_size(rules) + (rules.num_players + 1) * rules.deck_size
+
+
+def state_layout_table(rules: Rules) -> str:
+    """A Markdown table of the global state's pieces, for the docs."""
+    d, n, o = rules.deck_size, rules.num_players, observation_size(rules)
+    sizes = (o, n * d, d)
+    rows = ["| piece | offset | size | meaning |", "|---|---|---|---|"]
+    off = 0
+    for (name, doc), size in zip(STATE_PIECES, sizes, strict=True):
+        rows.append(f"| `{name}` | {off} | {size} | {doc} |")
+        off += size
+    return "\n".join(rows)
+
+
+@njit(cache=True)
+def encode_state(r, prm, off, me, out):
+    """Write the global state of game record r seen from seat ``me`` into out
+    (float32[state_size]): everything, hidden cards included. For critics in training."""
+    n, low, d = prm[core.P_N], prm[core.P_LOW], prm[core.P_DECK]
+    size = out.shape[0] - (n + 1) * d
+    encode(r, prm, off, me, out[:size])
+    out[size:] = 0.0
+    for rel in range(n):
+        _put_cards(out, size + rel * d, r.hands[(me + rel) % n], low)
+    base = size + n * d
+    for i in range(r.talon_top, r.talon_end):
+        out[base + r.talon[i] - low] = (i - r.talon_top + 1) / d
+
+
+@njit(cache=True)
+def encode_state_at(st, g, prm, off, me, out):
+    encode_state(st[g], prm, off, me, out)
+
+
 @dataclass
 class ObsView:
     """An observation read back into named parts (seats relative to the observer).
@@ -196,6 +266,8 @@ class ObsView:
     covering: int
     discard: int
     known: list[int]  # known[r] for relative seat r; known[0] == 0
+    unseen: int  # cards the observer cannot place (talon or other hands)
+    own_known: int  # own cards that every other seat knows about
     hand_size: list[int]
     in_game: list[bool]
     talon_size: int
@@ -254,6 +326,8 @@ def decode(obs: np.ndarray, rules: Rules) -> ObsView:
         covering=mask(pieces["covering"]),
         discard=mask(pieces["discard"]),
         known=[0] + [mask(pieces["known"][r * d : (r + 1) * d]) for r in range(n - 1)],
+        unseen=mask(pieces["unseen"]),
+        own_known=mask(pieces["own_known"]),
         hand_size=[count(x) for x in pieces["hand_size"]],
         in_game=[bool(x > 0.5) for x in pieces["in_game"]],
         talon_size=count(pieces["talon_size"][0]),

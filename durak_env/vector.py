@@ -126,6 +126,21 @@ def _vec_observe(st, prm, off, seats, out):
         observation.encode(st[g], prm, off, seats[g], out[g])
 
 
+@njit(parallel=True, cache=True)
+def _vec_state(st, prm, off, seats, out):
+    for g in prange(out.shape[0]):
+        observation.encode_state(st[g], prm, off, seats[g], out[g])
+
+
+def state_space(rules: Rules) -> spaces.Box:
+    """Box of one global state (``observation.encode_state``): the observation's bounds,
+    then 0/1 hands and the talon order in (0, 1]."""
+    obs = observation_space(rules)
+    extra = observation.state_size(rules) - obs.shape[0]
+    high = np.concatenate([obs.high, np.ones(extra, np.float32)])
+    return spaces.Box(0.0, high, dtype=np.float32)
+
+
 def observation_space(rules: Rules) -> spaces.Box:
     """Box of one observation: 0/1 pieces, and counts divided by ``hand_size``."""
     from .observation import observation_layout
@@ -179,6 +194,7 @@ class VectorEnv(GymVectorEnv):
         self.copy = bool(copy)
         self.single_observation_space = observation_space(rules)
         self.single_action_space = spaces.Discrete(self.num_actions)
+        self.single_state_space = state_space(rules)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         b, p = self.num_envs, self.num_players
@@ -307,6 +323,18 @@ class VectorEnv(GymVectorEnv):
         b = self._b
         self._threads()
         _vec_observe(b.st, b.prm, b.off, s.astype(np.int64), out)
+        return out
+
+    def state(self) -> np.ndarray:
+        """Every game's global state seen from its seat to act: float32[B, state_size]
+        (every hand and the talon in order after the observation; ``single_state_space``).
+
+        For centralised critics in training only: it holds the hidden cards, so no
+        agent may read it when it chooses a move."""
+        out = np.empty((self.num_envs, self._b.state_size), np.float32)
+        b = self._b
+        self._threads()
+        _vec_state(b.st, b.prm, b.off, self._to_act.astype(np.int64), out)
         return out
 
     def deal(self, index: int) -> dict:

@@ -1,0 +1,126 @@
+"""Search distilled into the policy during PPO (expert iteration).
+
+After each rollout, up to ``labels_per_update`` of the learner's own decisions where
+``expert``'s exact searches apply (two players, few or no cards in the talon) are
+labelled with the searched move (``agents.teacher.SearchLabeler``, from the
+observation only), in a background thread while the update and the next rollout run;
+they join the buffer after that rollout, whether or not the thread finished early, so
+that a run is the same from the same seed. The labelled positions go into a ring buffer; every PPO minibatch adds ``coef`` times the
+masked cross-entropy of a sample of them beside the PPO loss. Labels are legal moves by
+construction: the search picks among the position's legal list.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from durak_env import Rules
+
+from .teacher import SearchConfig, SearchLabeler
+
+WIDTH = 64  # legal-list width stored in the buffer (more than any position has)
+
+
+@dataclass
+class DistillConfig:
+    """Expert iteration: the exact searches' moves as a supervised loss during PPO."""
+
+    coef: float = 0.0
+    """Weight of the cross-entropy on search-labelled positions (0: off)."""
+    labels_per_update: int = 64
+    """Learner positions labelled by the searches after each rollout (at most)."""
+    buffer_size: int = 20000
+    """Labelled positions kept (the oldest are replaced)."""
+    minibatch_size: int = 256
+    """Labelled positions per PPO minibatch."""
+    background: bool = True
+    """Label in a background thread while training goes on (False: label in line)."""
+
+
+class Distiller:
+    """The labelling thread and the buffer of labelled positions."""
+
+    def __init__(self, rules: Rules, search: SearchConfig, cfg: DistillConfig, obs_size: int,
+                 seed: int):
+        self.cfg = cfg
+        self.labeler = SearchLabeler(rules, search, seed)
+        n = cfg.buffer_size
+        self.obs = np.zeros((n, obs_size), np.float32)
+        self.ids = np.zeros((n, WIDTH), np.int64)
+        self.counts = np.ones(n, np.int64)
+        self.label = np.zeros(n, np.int64)
+        self.size, self.head, self.labelled = 0, 0, 0
+        self.agree: list[float] = []
+        self._pool = ThreadPoolExecutor(1) if cfg.background else None
+        self._job: Future | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.cfg.coef > 0 and self.labeler.active
+
+    def submit(self, obs: np.ndarray, ids: np.ndarray, counts: np.ndarray, chosen: np.ndarray,
+               greedy: np.ndarray, rng: np.random.Generator) -> None:
+        """Queue up to ``labels_per_update`` of these learner decisions for labelling
+        (``chosen``: the action the learner played, ``greedy``: its most likely one)."""
+        self.collect(wait=True)  # the previous rollout's labels, always: runs stay reproducible
+        rows = np.flatnonzero(self.labeler.candidates(obs) & (counts > 1))
+        if not len(rows):
+            return
+        rows = rng.permutation(rows)[: self.cfg.labels_per_update]
+        job = (obs[rows].copy(), ids[rows].copy(), counts[rows].copy(), chosen[rows].copy(),
+               greedy[rows].copy())
+        if self._pool is None:
+            self._add(*self._label(*job))
+        else:
+            self._job = self._pool.submit(self._label, *job)
+
+    def _label(self, obs, ids, counts, chosen, greedy):
+        found = self.labeler.label_rows(obs, ids, counts, chosen, np.arange(len(obs)))
+        ok = found >= 0
+        return obs[ok], ids[ok], counts[ok], found[ok], greedy[ok]
+
+    def collect(self, wait: bool = False) -> None:
+        """Move a finished (with ``wait``: the pending) labelling job into the buffer."""
+        if self._job is not None and (wait or self._job.done()):
+            job, self._job = self._job, None
+            self._add(*job.result())
+
+    def _add(self, obs, ids, counts, label, greedy) -> None:
+        if len(label):
+            self.agree.append(float(np.mean(greedy == label)))
+        for i in range(len(label)):
+            h = self.head
+            w = min(ids.shape[1], WIDTH)
+            self.obs[h] = obs[i]
+            self.ids[h] = 0
+            self.ids[h, :w] = ids[i, :w]
+            self.counts[h] = counts[i]
+            self.label[h] = int(np.flatnonzero(ids[i, : counts[i]] == label[i])[0])
+            self.head = (h + 1) % len(self.label)
+            self.size = min(self.size + 1, len(self.label))
+        self.labelled += len(label)
+
+    def sample(self, rng: np.random.Generator) -> tuple[torch.Tensor, ...] | None:
+        """A minibatch (obs, ids, counts, label positions) of labelled positions."""
+        if self.size == 0:
+            return None
+        rows = rng.integers(0, self.size, min(self.cfg.minibatch_size, self.size))
+        w = int(self.counts[rows].max())
+        return (torch.from_numpy(self.obs[rows]), torch.from_numpy(self.ids[rows, :w]),
+                torch.from_numpy(self.counts[rows]), torch.from_numpy(self.label[rows]))
+
+    def stats(self) -> dict:
+        """``distill/`` scalars: positions labelled so far, buffer size, and how often the
+        learner's most likely move was already the searched one (recent labels)."""
+        out = {"distill/labelled": float(self.labelled), "distill/buffer": float(self.size)}
+        if self.agree:
+            out["distill/agreement"] = float(np.mean(self.agree[-20:]))
+        return out
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)

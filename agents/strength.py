@@ -1,0 +1,121 @@
+"""Time to strength: win rates of a training run over steps and wall-clock.
+
+    python -m agents.strength runs/ppo_2p_podkidnoy__1__1700000000 [RUN_DIR ...]
+        [--opponents expert_rules,expert] [--target 0.55] [--out strength.png]
+
+Reads each run's ``evals.jsonl`` (one line per evaluation during training, written by
+``agents.ppo_train``; evaluation time is not counted in the wall-clock), prints a table
+of the win rates with their 95% intervals, the first evaluation at or above
+``--target`` against the last opponent, and plots win rate against environment steps
+and against wall-clock minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def read_evals(run_dir: Path) -> list[dict]:
+    """The evaluations of a run, in order."""
+    path = Path(run_dir) / "evals.jsonl"
+    if not path.is_file():
+        raise FileNotFoundError(f"{run_dir} has no evals.jsonl (not a training run directory?)")
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [r for r in rows if r.get("detail")]
+
+
+def table(evals: list[dict], opponents: list[str]) -> str:
+    head = "| update | steps | minutes | " + " | ".join(f"vs {o} [95% CI]" for o in opponents)
+    rows = [head + " |", "|---" * (3 + len(opponents)) + "|"]
+    for r in evals:
+        cells = []
+        for o in opponents:
+            if o in r:
+                lo, hi = r["detail"][o]["ci95"]
+                cells.append(f"{100 * r[o]:.1f} [{100 * lo:.1f}, {100 * hi:.1f}] "
+                             f"({r['detail'][o]['games']})")
+            else:
+                cells.append("-")
+        rows.append(f"| {r.get('update', '-')} | {r['global_step']:,} | "
+                    f"{r.get('elapsed', 0) / 60:.1f} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+def first_reaching(evals: list[dict], opponent: str, target: float) -> dict | None:
+    """The first evaluation whose win rate against ``opponent`` is at least ``target``."""
+    return next((r for r in evals if r.get(opponent, -1) >= target), None)
+
+
+def plot(runs: dict[str, list[dict]], opponents: list[str], out: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    for name, evals in runs.items():
+        for o in opponents:
+            pts = [r for r in evals if o in r]
+            if not pts:
+                continue
+            lo = [r["detail"][o]["ci95"][0] for r in pts]
+            hi = [r["detail"][o]["ci95"][1] for r in pts]
+            label = f"{name}: vs {o}" if len(runs) > 1 else f"vs {o}"
+            for ax, xs in ((axes[0], [r["global_step"] / 1e6 for r in pts]),
+                           (axes[1], [r.get("elapsed", 0) / 60 for r in pts])):
+                line, = ax.plot(xs, [r[o] for r in pts], marker=".", label=label)
+                ax.fill_between(xs, lo, hi, alpha=0.2, color=line.get_color())
+    axes[0].set_xlabel("environment steps (millions)")
+    axes[1].set_xlabel("wall-clock minutes of training")
+    axes[0].set_ylabel("win rate (95% interval)")
+    for ax in axes:
+        ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+        ax.grid(alpha=0.3)
+    axes[1].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m agents.strength",
+                                 description=__doc__.splitlines()[0])
+    ap.add_argument("runs", nargs="+", metavar="RUN_DIR", help="training run directories")
+    ap.add_argument("--opponents", default="expert_rules,expert",
+                    help="comma-separated opponents to show (default: expert_rules,expert)")
+    ap.add_argument("--target", type=float, default=0.55,
+                    help="report the first evaluation at or above this win rate against the "
+                         "last opponent (default 0.55)")
+    ap.add_argument("--out", default=None, help="plot file (default RUN_DIR/strength.png)")
+    args = ap.parse_args(argv)
+    opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
+    if not opponents:
+        ap.error("--opponents is empty")
+    if not 0 < args.target <= 1:
+        ap.error(f"--target must be in (0, 1], got {args.target}")
+    runs = {}
+    for d in args.runs:
+        try:
+            runs[Path(d).name] = read_evals(Path(d))
+        except (FileNotFoundError, json.JSONDecodeError) as e:
+            print(f"agents.strength: error: {e}", file=sys.stderr)
+            return 2
+    for name, evals in runs.items():
+        print(f"## {name}\n\n{table(evals, opponents)}\n")
+        hit = first_reaching(evals, opponents[-1], args.target)
+        if hit is None:
+            print(f"never reached {args.target:.0%} against {opponents[-1]}\n")
+        else:
+            print(f"first at or above {args.target:.0%} against {opponents[-1]}: "
+                  f"{hit['global_step']:,} steps, {hit.get('elapsed', 0) / 60:.1f} minutes\n")
+    out = Path(args.out) if args.out else Path(args.runs[0]) / "strength.png"
+    plot(runs, opponents, out)
+    print(f"plot: {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

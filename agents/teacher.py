@@ -1,0 +1,103 @@
+"""Teacher labels for the learned player: ``expert``'s moves without playing it in Python.
+
+``expert_rules`` labels every position of a batch in one numba call
+(``agents.expert_kernel.expert_actions``); ``SearchLabeler`` replaces the label by
+``expert``'s exact searches wherever they apply (two players: the end-game solver once
+every card is placed, the sampled exact search with 1 to ``pimc_talon`` talon cards),
+reading the observation only, as ``expert`` and ``ppo`` do (``agents.pimc.searched_move``).
+Imitation (``agents.imitation``) clones these labels; distillation during PPO
+(``agents.distill``) labels the learner's own positions with the searches.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from durak_env import Rules
+from durak_env.cards import NUM_CARDS
+from durak_env.observation import observation_layout
+
+from .endgame import EndgameSolver
+from .pimc import search_applies, searched_move
+from .view import fast_decode
+
+
+@dataclass
+class SearchConfig:
+    """``expert``'s exact searches as a teacher (two players only; its defaults)."""
+
+    endgame_nodes: int = 50000
+    """Node cap of the end-game solver per move (0: no search labels)."""
+    pimc_talon: int = 3
+    """Sampled exact search with 1 to this many cards in the talon (0: off)."""
+    pimc_samples: int = 8
+    """Random deals of the unseen cards per sampled search."""
+    pimc_nodes: int = 1000
+    """Node cap per move and deal of the sampled search."""
+
+    def validate(self) -> None:
+        for key in ("endgame_nodes", "pimc_talon", "pimc_samples", "pimc_nodes"):
+            v = getattr(self, key)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise ValueError(f"search.{key} must be an integer >= 0, got {v!r}")
+
+
+class SearchLabeler:
+    """``expert``'s searched move for single positions, where a search applies.
+
+    Args:
+        rules: the rules; with more than two players no search applies.
+        cfg: node caps and the talon range of the searches.
+        seed: seed of the sampled deals.
+    """
+
+    def __init__(self, rules: Rules, cfg: SearchConfig, seed: int = 0):
+        self.rules, self.cfg = rules, cfg
+        self.solver = None
+        if rules.num_players == 2 and cfg.endgame_nodes > 0:
+            self.solver = EndgameSolver(rules, cfg.endgame_nodes, last_card=True,
+                                        cheap_first=True)
+        self.rng = np.random.default_rng(seed)
+        self._cards = np.zeros(NUM_CARDS, np.int64)
+        lay = {p.name: p for p in observation_layout(rules)}
+        self._talon_at, self._tcard = lay["talon_size"].offset, lay["trump_card"]
+
+    @property
+    def active(self) -> bool:
+        return self.solver is not None
+
+    def candidates(self, obs: np.ndarray) -> np.ndarray:
+        """Bool ``[B]``: rows whose talon is small enough for a search to apply (a cheap
+        pre-filter on the observation; ``label`` decides exactly)."""
+        if not self.active:
+            return np.zeros(len(obs), np.bool_)
+        talon = np.rint(obs[:, self._talon_at] * self.rules.hand_size)
+        return talon <= max(self.cfg.pimc_talon, 1)
+
+    def label(self, obs: np.ndarray, legal: list[int], first: int) -> int | None:
+        """The searched move of one position (ties go to ``first``, then ``legal``
+        order), or None where no search applies."""
+        if not self.active or len(legal) < 2:
+            return None
+        v = fast_decode(obs, self.rules)
+        if not search_applies(self.solver, v, self.cfg.pimc_talon):
+            return None
+        order = [int(first)] + [int(a) for a in legal if a != first]
+        return searched_move(self.solver, v, order, self.cfg.pimc_samples, self.cfg.pimc_nodes,
+                             self.rng, self._cards)
+
+    def label_rows(self, obs: np.ndarray, ids: np.ndarray, counts: np.ndarray,
+                   first: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Searched moves of ``rows`` (``-1`` where no search applies)."""
+        out = np.full(len(rows), -1, np.int64)
+        for i, g in enumerate(rows):
+            a = self.label(obs[g], ids[g, : counts[g]].tolist(), int(first[g]))
+            if a is not None:
+                out[i] = a
+        return out
+
+    def reset(self) -> None:
+        if self.solver is not None:
+            self.solver.reset()

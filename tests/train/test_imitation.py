@@ -1,0 +1,157 @@
+"""The learned player's training stages: cloning learns the teacher, distillation labels
+are legal searched moves, the global state reaches the critic only, and the stages run
+end to end in train.py (tiny budgets)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents.distill import DistillConfig, Distiller  # noqa: E402
+from agents.imitation import ImitationConfig, agreement, clone, generate_positions  # noqa: E402
+from agents.ppo import NetworkConfig, PPOAgent, PPONet, legal_lists, legal_valid  # noqa: E402
+from agents.strength import first_reaching, read_evals  # noqa: E402
+from agents.teacher import SearchConfig, SearchLabeler  # noqa: E402
+from durak_env import Rules, VectorEnv, raw_env  # noqa: E402
+from durak_env.core import kernel_params  # noqa: E402
+from durak_env.observation import encode_at, encode_state_at  # noqa: E402
+from tests.envs.test_leaks import reshuffle_hidden  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+SMALL_SEARCH = SearchConfig(endgame_nodes=3000, pimc_talon=1, pimc_samples=2, pimc_nodes=300)
+
+
+def test_cloning_learns_the_teacher_well_above_chance():
+    torch.manual_seed(0)
+    rules = Rules()
+    cfg = ImitationConfig(positions=6000, epochs=4, num_envs=64, lr=2e-3, minibatch_size=256,
+                          holdout=0.15)
+    data = generate_positions(rules, cfg.positions, cfg, SearchLabeler(rules, SMALL_SEARCH),
+                              seed=3, with_state=True, num_threads=1, progress=False)
+    assert len(data) >= cfg.positions and data.searched.any()
+    net = PPONet(rules, NetworkConfig(hidden=[128], critic="global", critic_hidden=[64]))
+    report = clone(net, data, cfg, seed=0, progress=False)
+    # a uniform pick agrees about a third of the time; the teacher is learnable
+    assert report["agreement"] > report["chance"] + 0.25, report
+    assert report["history"][-1]["agreement"] > report["history"][0]["agreement"] - 0.02
+    untrained = PPONet(rules, NetworkConfig(hidden=[128], critic="global", critic_hidden=[64]))
+    rows = np.arange(len(data))
+    assert agreement(untrained, data, rows)["agreement"] < report["agreement"] - 0.2
+
+
+def test_teacher_labels_are_legal_and_searched_where_the_search_applies():
+    rules = Rules()
+    cfg = ImitationConfig(positions=1500, num_envs=32)
+    data = generate_positions(rules, cfg.positions, cfg, SearchLabeler(rules, SMALL_SEARCH),
+                              seed=5, with_state=False, num_threads=1, progress=False)
+    assert (data.label >= 0).all() and (data.label < data.counts).all()
+    talon = np.rint(data.obs[:, _talon_offset(rules)] * rules.hand_size)
+    assert (talon[data.searched] <= 1).all()
+    assert set(np.unique(data.ret)) <= {-1.0, 0.0, 1.0}
+
+
+def _talon_offset(rules):
+    from durak_env.observation import observation_layout
+
+    return next(p.offset for p in observation_layout(rules) if p.name == "talon_size")
+
+
+def test_distillation_labels_only_legal_moves():
+    rules = Rules()
+    venv = VectorEnv(rules, 64, seed=2, num_threads=1)
+    obs, info = venv.reset()
+    rng = np.random.default_rng(0)
+    dist = Distiller(rules, SMALL_SEARCH, DistillConfig(coef=1.0, labels_per_update=64,
+                                                        buffer_size=500, background=False),
+                     obs.shape[1], seed=0)
+    for _ in range(120):
+        ids, counts = legal_lists(info["action_mask"])
+        chosen = ids[:, 0]
+        dist.submit(obs, ids, counts, chosen, chosen, rng)
+        obs, _, _, _, info = venv.step(venv.random_actions())
+    assert dist.size > 20
+    n = dist.size
+    assert (dist.label[:n] >= 0).all() and (dist.label[:n] < dist.counts[:n]).all()
+    for i in range(n):  # the labelled id is legal in its position's mask
+        legal = dist.ids[i, : dist.counts[i]]
+        assert len(set(legal.tolist())) == dist.counts[i]
+    sample = dist.sample(rng)
+    assert sample is not None and (sample[3] < sample[2]).all()
+
+
+def test_policy_never_reads_the_global_state():
+    """Two deals that differ only in what the acting seat cannot see: the same policy
+    output; the global critic's value may differ (it reads the hidden cards)."""
+    rules = Rules()
+    torch.manual_seed(1)
+    net = PPONet(rules, NetworkConfig(hidden=[64], critic="global", critic_hidden=[64]))
+    e = raw_env(rules=rules)
+    e.reset(seed=9)
+    rng = np.random.default_rng(1)
+    for _ in range(6):  # a few moves in, so that hands and talon are mixed
+        e.step(int(rng.choice(np.flatnonzero(e.observe(e.agent_selection)["action_mask"]))))
+    st, prm, off = e._b.st, kernel_params(rules), e._b.off
+    me = int(st[0]["to_act"])
+    other = reshuffle_hidden(st, me, 2, rng)
+    obs = np.zeros((2, e._b.obs_size), np.float32)
+    states = np.zeros((2, e._b.state_size), np.float32)
+    for i, s in enumerate((st, other)):
+        encode_at(s, 0, prm, off, me, obs[i])
+        encode_state_at(s, 0, prm, off, me, states[i])
+    assert (obs[0] == obs[1]).all() and not (states[0] == states[1]).all()
+    mask = np.repeat(e.observe(e.agent_selection)["action_mask"][None], 2, 0)
+    ids, counts = legal_lists(mask)
+    valid = legal_valid(torch.from_numpy(counts), ids.shape[1])
+    with torch.no_grad():
+        *_, v, logp = net.get_action_and_value(torch.from_numpy(obs), torch.from_numpy(ids),
+                                               valid, greedy=True,
+                                               state=torch.from_numpy(states),
+                                               with_logp_all=True)
+    assert torch.equal(logp[0], logp[1])
+    assert v[0] != v[1]
+    # the agent interface has no way to pass a state
+    import inspect
+
+    assert list(inspect.signature(PPOAgent.act).parameters) == [
+        "self", "observation", "action_mask", "rng"]
+
+
+def test_train_runs_imitation_kl_and_distillation_then_resumes(tmp_path):
+    args = ["--config", "configs/tiny.yaml", f"logging.runs_dir={tmp_path}",
+            "imitation.positions=600", "imitation.num_envs=32", "imitation.epochs=1",
+            "ppo.kl_coef=0.2", "ppo.kl_decay_updates=3", "network.critic=global",
+            "network.critic_hidden=[16]", "distill.coef=0.5", "distill.labels_per_update=16",
+            "search.endgame_nodes=2000", "search.pimc_talon=1", "search.pimc_samples=2",
+            "eval.opponents=[random,expert_rules]"]
+    out = subprocess.run([sys.executable, str(ROOT / "train.py"), *args], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert "held-out agreement with the teacher" in out.stdout
+    (run,) = tmp_path.iterdir()
+    rep = json.loads((run / "imitation.json").read_text())
+    assert rep["positions"] >= 600 and 0 <= rep["agreement"] <= 1
+    assert (run / "checkpoints" / "imitation.pt").is_file()
+    evals = read_evals(run)
+    assert evals[0]["global_step"] == 0  # the clone is evaluated before PPO starts
+    assert {"random", "expert_rules"} <= set(evals[-1])
+    assert first_reaching(evals, "random", 0.0) is evals[0]
+    out = subprocess.run([sys.executable, str(ROOT / "train.py"), "--resume", str(run),
+                          "ppo.total_timesteps=2048"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert "held-out agreement" not in out.stdout  # the clone is not made twice
+    summary = json.loads((run / "final_eval.json").read_text())
+    assert summary["global_step"] == 2048
+    strength = subprocess.run([sys.executable, "-m", "agents.strength", str(run),
+                               "--opponents", "random,expert_rules"], cwd=ROOT,
+                              capture_output=True, text=True, timeout=120)
+    assert strength.returncode == 0, strength.stderr
+    assert "| update | steps | minutes |" in strength.stdout
+    assert (run / "strength.png").is_file()
