@@ -5,7 +5,8 @@ After each rollout, up to ``labels_per_update`` of the learner's own decisions w
 labelled with the searched move (``agents.teacher.SearchLabeler``, from the
 observation only), in a background thread while the update and the next rollout run;
 they join the buffer after that rollout, whether or not the thread finished early, so
-that a run is the same from the same seed. The labelled positions go into a ring buffer; every PPO minibatch adds ``coef`` times the
+that a run is the same from the same seed. The labelled positions go into a ring
+buffer; every PPO minibatch adds ``coef`` times the
 masked cross-entropy of a sample of them beside the PPO loss. Labels are legal moves by
 construction: the search picks among the position's legal list.
 """

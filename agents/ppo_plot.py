@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 PANELS = [
-    ("eval/winrate_vs_random", "eval/winrate_vs_expert", "charts/winrate_vs_pool"),
+    ("eval/winrate_vs_random", "eval/winrate_vs_expert_rules", "eval/winrate_vs_expert",
+     "charts/winrate_vs_pool"),
     ("losses/policy_loss", "losses/value_loss"),
     ("losses/entropy", "losses/explained_variance"),
     ("charts/SPS",),
-    ("charts/game_length",),
+    ("losses/kl_ref", "losses/distill_ce", "distill/agreement"),
     ("losses/approx_kl", "losses/clipfrac"),
 ]
 

@@ -47,8 +47,8 @@ HEADLINE = [
     ("2p_ppo", "ppo:checkpoints/ppo_2p_podkidnoy.pt", "expert"),
     ("2p_ppo", "ppo:checkpoints/ppo_2p_podkidnoy.pt", "random"),
 ]
-# The model card's rows: every pair of these result sets whose agent is a ppo spec.
-MODEL_CARD_SETS = ("2p_ppo", "2p_ppo_searches")
+# The shipped checkpoints, each with a model card in checkpoints/README.md.
+CHECKPOINTS = ("ppo_2p_podkidnoy", "ppo_2p_perevodnoy", "ppo_3p_podkidnoy", "ppo_4p_podkidnoy")
 
 
 # ---------------------------------------------------------------- marked blocks
@@ -217,13 +217,77 @@ def headline_table(results: dict[str, dict], link: str) -> str:
               f"[the results page]({link}), which gives each one's command, commit and date.")
 
 
-def model_card_table(results: dict[str, dict]) -> str:
-    names = [n for n in MODEL_CARD_SETS if n in results]
-    pairs = [p for n in names for p in results[n]["pairs"] if p["agent"].startswith("ppo")]
-    if not pairs:
-        return "No results committed yet (`docs/results/2p_ppo*/results.json`)."
-    return (pair_table(pairs) + "\n\n"
-            + _provenance_list(names, results, "From `docs/results/` (see `docs/results.md`):"))
+def _uses(spec: str, name: str) -> bool:
+    path = f"checkpoints/{name}.pt"
+    return spec == f"ppo:{path}" or spec.startswith(f"ppo:path={path}")
+
+
+def _card_facts(name: str, data: dict) -> list[str]:
+    cfg, net = data.get("config", {}), data["network"]
+    hours = data.get("elapsed", 0.0) / 60
+    im = data.get("imitation")
+    critic = ("its own MLP " + "-".join(map(str, net.get("critic_hidden", [])))
+              + " over the global state" if net.get("critic") == "global" else "the same trunk")
+    size = (ROOT / "checkpoints" / f"{name}.pt").stat().st_size / 1e6
+    rows = [
+        f"| file | `checkpoints/{name}.pt` ({size:.1f} MB) |",
+        f"| config | `configs/{name}.yaml`; the run's resolved config: `checkpoints/{name}.yaml` |",
+        f"| rules | {_rules_text(data['rules'])} |",
+        f"| network | MLP {'-'.join(map(str, net['hidden']))}, {net['activation']}, "
+        f"{net['head']} head; value head on {critic} |",
+    ]
+    if im:
+        rows.append(f"| imitation | {im['positions']:,} teacher positions "
+                    f"({im.get('searched_share', 0):.0%} labelled by the searches); held-out "
+                    f"agreement {im['agreement']:.3f} (chance {im['chance']:.3f}) |")
+    sp = cfg.get("selfplay", {})
+    rows += [
+        f"| PPO | against itself {sp.get('self_share')}, its snapshot pool "
+        f"{sp.get('pool_share')}, {', '.join(sp.get('heuristics', []))} "
+        f"{sp.get('heuristic_share')}; KL toward the clone {cfg.get('ppo', {}).get('kl_coef')}, "
+        f"distillation weight {cfg.get('distill', {}).get('coef')} |",
+        f"| steps | {data.get('global_step', 0):,} environment steps ({data.get('update', 0)} "
+        f"updates) of the config's {cfg.get('ppo', {}).get('total_timesteps', 0):,} |",
+        f"| wall time | {hours:.0f} minutes of training (imitation included, evaluations "
+        f"not) |",
+    ]
+    m = data.get("machine")
+    if m:
+        rows.append(f"| machine | {m['cpus']} CPU cores, {'a' if m['gpu'] else 'no'} GPU; "
+                    f"torch {m['torch']}, numba {m['numba']}, Python {m['python']} |")
+    rows.append(f"| curves | `checkpoints/{name}_curves.png`, time to strength: "
+                f"`checkpoints/{name}_strength.png` (from `{name}_evals.jsonl`) |")
+    return ["| | |", "|---|---|", *rows]
+
+
+def model_cards(results: dict[str, dict]) -> str:
+    """One card per shipped checkpoint: facts read from the file, results from the
+    committed tournaments that play it."""
+    import torch
+
+    parts = []
+    for name in CHECKPOINTS:
+        path = ROOT / "checkpoints" / f"{name}.pt"
+        parts.append(f"## `{name}.pt`\n")
+        if not path.is_file():
+            parts.append(f"Not trained yet: `python train.py --config configs/{name}.yaml`.\n")
+            continue
+        data = torch.load(path, map_location="cpu", weights_only=False)
+        parts.append("\n".join(_card_facts(name, data)) + "\n")
+        sets = [n for n, res in results.items()
+                if any(_uses(a, name) for a in res["config"]["agents"])]
+        for n in sets:
+            res = results[n]
+            if res["config"]["rules"]["num_players"] == 2:
+                pairs = [p for p in res["pairs"] if _uses(p["agent"], name)]
+                parts.append(pair_table(pairs) + "\n")
+            else:
+                parts.append(agent_table(res) + "\n")
+        parts.append(_provenance_list(sets, results, "From `docs/results/` (see "
+                                      "`docs/results.md`):") if sets else
+                     "No committed tournament plays it yet.")
+        parts.append("")
+    return "\n".join(parts)
 
 
 # ---------------------------------------------------------------- benchmarks
@@ -446,7 +510,7 @@ def outputs() -> dict[Path, str]:
     readme = fill_blocks((ROOT / "README.md").read_text(),
                          {"headline": headline_table(results, "docs/results.md")}, "README.md")
     card = fill_blocks((ROOT / "checkpoints" / "README.md").read_text(),
-                       {"results": model_card_table(results)}, "checkpoints/README.md")
+                       {"cards": model_cards(results)}, "checkpoints/README.md")
     bench_page = ROOT / "docs" / "benchmarks.md"
     out[bench_page] = fill_blocks(bench_page.read_text(), {"bench": bench_section()},
                                   "docs/benchmarks.md")

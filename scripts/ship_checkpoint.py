@@ -1,0 +1,73 @@
+"""Ship a training run's checkpoint: ``python scripts/ship_checkpoint.py RUN_DIR NAME``.
+
+Copies what the model card (``checkpoints/README.md``, rendered by
+``scripts/gen_docs.py``) reads, and nothing else of the run directory:
+
+- ``checkpoints/NAME.pt``: the run's ``final.pt`` (``--latest``: ``latest.pt``) without
+  the optimizer state and the snapshot pool, with the imitation report and the
+  machine it was trained on;
+- ``checkpoints/NAME.yaml``: the run's resolved config;
+- ``checkpoints/NAME_evals.jsonl`` and ``NAME_strength.png``: the evaluations during
+  training and the time-to-strength plot (``python -m agents.strength``);
+- ``checkpoints/NAME_curves.png``: the training curves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def machine() -> dict:
+    import numba
+    import torch
+
+    return {"cpus": os.cpu_count(), "gpu": torch.cuda.is_available(),
+            "torch": torch.__version__, "numba": numba.__version__,
+            "python": platform.python_version(), "platform": platform.platform()}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("run", help="training run directory")
+    ap.add_argument("name", help="checkpoint name, e.g. ppo_2p_podkidnoy")
+    ap.add_argument("--latest", action="store_true", help="ship latest.pt instead of final.pt")
+    args = ap.parse_args(argv)
+    import torch
+
+    from agents.ppo_plot import plot_run
+    from agents.strength import main as strength
+
+    run = Path(args.run)
+    src = run / "checkpoints" / ("latest.pt" if args.latest else "final.pt")
+    if not src.is_file():
+        print(f"ship_checkpoint: error: {src} does not exist", file=sys.stderr)
+        return 2
+    data = torch.load(src, map_location="cpu", weights_only=False)
+    data["optimizer"], data["pool"] = None, None
+    if (run / "imitation.json").is_file():
+        rep = json.loads((run / "imitation.json").read_text())
+        data["imitation"] = {k: v for k, v in rep.items() if k != "history"}
+    data["machine"] = machine()
+    out = ROOT / "checkpoints"
+    tmp = out / f"{args.name}.pt.tmp"
+    torch.save(data, tmp)
+    tmp.replace(out / f"{args.name}.pt")
+    shutil.copy(run / "config.yaml", out / f"{args.name}.yaml")
+    shutil.copy(run / "evals.jsonl", out / f"{args.name}_evals.jsonl")
+    strength([str(run), "--out", str(out / f"{args.name}_strength.png")])
+    plot_run(run, out / f"{args.name}_curves.png")
+    print(f"shipped {src} as checkpoints/{args.name}.pt; now run python scripts/gen_docs.py")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
