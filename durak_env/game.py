@@ -12,8 +12,8 @@ import numpy as np
 
 from . import core, observation, records
 from .actions import ActionLayout, IllegalMoveError
-from .checks import check_seed
 from .cards import NUM_CARDS, SUIT_NAMES, format_card, format_mask
+from .checks import check_seed
 from .deal import check_deal
 from .rules import Rules
 

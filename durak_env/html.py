@@ -131,7 +131,8 @@ def _hand(r, p, seat, trump) -> str:
     hand = int(r["hands"][p])
     if not int(r["in_game"][p]):
         order = [int(x) for x in r["out_order"][: int(r["n_out"])]]
-        text = f"out (#{order.index(p) + 1} to leave)" if p in order else "out (no cards at the deal)"
+        text = (f"out (#{order.index(p) + 1} to leave)" if p in order
+                else "out (no cards at the deal)")
         return f'<span class="durak-muted">{text}</span>'
     if seat is None or seat == p:
         shown = _sorted(hand, trump)

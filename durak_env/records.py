@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from . import atomic
 from .cards import format_card, parse_card
 from .deal import DEAL_KEYS
 from .rules import Rules
@@ -228,13 +229,11 @@ def dumps(record: dict) -> str:
 
 
 def save_record(record: dict, path: str | Path) -> Path:
-    """Write a record (or a ``Game``'s record) to ``path`` as JSON; returns the path."""
+    """Write a record (or a ``Game``'s record) to ``path`` as JSON, atomically (a killed
+    writer leaves the old file or the new one, never half of one); returns the path."""
     if not isinstance(record, dict):
         record = record.to_record()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(dumps(record), encoding="utf-8")
-    return path
+    return atomic.write_text(path, dumps(record))
 
 
 def load_record(path: str | Path) -> dict:

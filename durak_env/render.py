@@ -54,7 +54,9 @@ def _hand_line(r, p, seat, trump) -> str:
     if not r["in_game"][p]:
         order = [int(q) for q in r["out_order"][: r["n_out"]]]
         # A seat dealt no cards (``Game.from_deal``) is out without having left in play.
-        return f"out (#{order.index(p) + 1} to leave)" if p in order else "out (no cards at the deal)"
+        if p not in order:
+            return "out (no cards at the deal)"
+        return f"out (#{order.index(p) + 1} to leave)"
     if seat is None or seat == p:
         return f"{_cards(hand, trump)}  [{n}]"
     known = int(r["known"][p])

@@ -31,8 +31,9 @@ actions chosen. ``deal(g)`` returns game g's current deal as ``Game.from_deal``
 arguments; ``observe(seats)`` gives each game's observation for any seat.
 An illegal or out-of-range action raises ``ValueError`` naming the game, the action
 and its move, and leaves every game unchanged; ``actions`` may be any integer array
-(read-only, strided, any integer dtype) or sequence of ints of shape ``(num_envs,)``. With ``copy=False`` the returned observation and
-mask arrays are read-only views of the internal buffers, valid until the next call.
+(read-only, strided, any integer dtype) or sequence of ints of shape ``(num_envs,)``.
+With ``copy=False`` the returned observation and mask arrays are read-only views of
+the internal buffers, valid until the next call.
 """
 
 from __future__ import annotations

@@ -57,7 +57,8 @@ def finished_record() -> dict:
     ([], "dict"), ("x", "dict"), (None, "dict"), (7, "dict"),
     ({"meta": []}, "meta"), ({"meta": "x"}, "meta"),
     ({"meta": {"players": 3}}, "meta.players"), ({"meta": {"players": {"a": 1}}}, "meta.players"),
-    ({"meta": {"players": ["a"]}}, "meta.players"), ({"meta": {"players": ["a", 2]}}, "meta.players"),
+    ({"meta": {"players": ["a"]}}, "meta.players"),
+    ({"meta": {"players": ["a", 2]}}, "meta.players"),
     ({"version": True}, "version"), ({"version": 1.0}, "version"),
 ])
 def test_record_of_the_wrong_shape_is_refused(bad, field):

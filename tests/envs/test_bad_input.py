@@ -210,7 +210,7 @@ def test_raw_aec_after_every_agent_is_done():
     env = durak_env.raw_env()
     env.reset(seed=0)
     rng = np.random.default_rng(0)
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert env.agents == []
