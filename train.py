@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="dotted overrides, e.g. ppo.lr=1e-4 env.num_envs=2048")
     args = parser.parse_args(argv)
 
-    from agents.ppo_config import ConfigError, dump_config, load_config
+    from agents.ppo_config import ConfigError, dump_config, load_config, preflight
 
     try:
         if args.resume:
@@ -49,6 +49,7 @@ def main(argv: list[str] | None = None) -> int:
             cfg = resume_config(run_dir, args.overrides)
         else:
             cfg = load_config(args.config or DEFAULT_CONFIG, args.overrides)
+        preflight(cfg)
     except (ConfigError, FileNotFoundError) as e:
         parser.error(str(e))
 

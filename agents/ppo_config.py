@@ -245,10 +245,6 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         check_seed(cfg.seed, allow_none=False)
     except ValueError as e:
         raise ConfigError(str(e)) from None
-    threads = numba.config.NUMBA_NUM_THREADS
-    if cfg.env.num_threads > threads:
-        raise ConfigError(f"env.num_threads must be at most {threads}, the threads numba can "
-                          f"use on this machine (NUMBA_NUM_THREADS), got {cfg.env.num_threads}")
     p, s = cfg.ppo, cfg.selfplay
     for name, v in [("ppo.lr", p.lr), ("ppo.clip_coef", p.clip_coef),
                     ("ppo.max_grad_norm", p.max_grad_norm)]:
@@ -277,18 +273,31 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     return cfg
 
 
-def _check_agents(cfg: TrainConfig):
-    """Build every agent the run will meet once, so that an unknown agent, a bad parameter
-    or a missing ``ppo:`` checkpoint stops the run before it starts."""
-    from .registry import make_agent
+def _check_agents(cfg: TrainConfig, build: bool = False):
+    from .registry import make_agent, parse_spec
 
     for key, specs in [("selfplay.heuristics", cfg.selfplay.heuristics),
                        ("eval.opponents", cfg.eval.opponents)]:
         for spec in specs:
             try:
-                make_agent(spec, cfg.rules)
+                make_agent(spec, cfg.rules) if build else parse_spec(spec)
             except ValueError as e:
                 raise ConfigError(f"{key}: {e}") from None
+
+
+def preflight(cfg: TrainConfig) -> None:
+    """What ``validate`` cannot know from the config alone, checked before a run starts:
+    every agent spec builds (unknown parameters, bad values, missing ``ppo:`` checkpoints)
+    and ``env.num_threads`` fits this machine.
+
+    Raises:
+        ConfigError: naming the key.
+    """
+    threads = numba.config.NUMBA_NUM_THREADS
+    if cfg.env.num_threads > threads:
+        raise ConfigError(f"env.num_threads must be at most {threads}, the threads numba can "
+                          f"use on this machine (NUMBA_NUM_THREADS), got {cfg.env.num_threads}")
+    _check_agents(cfg, build=True)
 
 
 def parse_override(text: str) -> tuple[list[str], object]:
