@@ -255,7 +255,7 @@ def deal_from_options(rules: Rules, options, env_name: str, strict: bool):
         raise ValueError(f"options must be a dict or None, got {options!r}")
     unknown = sorted(k for k in options if k != "deal")
     if unknown and strict:
-        raise ValueError(f"unknown reset option(s) {unknown}; valid: ['deal']")
+        raise ValueError(f"options: unknown reset option(s) {unknown}; valid: ['deal']")
     if unknown:
         import warnings
 
