@@ -78,6 +78,14 @@ def test_result_that_contradicts_the_moves_is_refused_by_every_reader():
         list(iter_replay(record))
 
 
+@pytest.mark.parametrize("value", [np.arange(0), np.arange(2), [[1]], {"a": 1}, "x"])
+def test_result_of_any_value_is_compared_safely(value):
+    record = finished_record()
+    record["result"]["durak"] = value
+    with pytest.raises(ValueError, match="result.durak: the record says"):
+        Game.from_record(record)
+
+
 def test_deeply_nested_json_is_a_clear_error(tmp_path):
     path = tmp_path / "deep.json"
     path.write_text("[" * 100_000 + "]" * 100_000)
