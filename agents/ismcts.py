@@ -45,6 +45,7 @@ from numba import njit
 
 from durak_env import Rules, core
 from durak_env.cards import NUM_CARDS
+from durak_env.checks import check_number, check_seed
 
 from .base import Agent
 from .determinize import MAXP, determinize, view_array
@@ -294,6 +295,8 @@ class ISMCTSAgent(Agent):
         time_per_move, seed = _optional(time_per_move, float), _optional(seed, int)
         model_share = float(model_share)
         _check_options(iterations, time_per_move, max_time, playout, opponent, model_share)
+        check_number("c", c, 0.0)
+        check_seed(seed)
         self.opponent = opponent
         self.model_share = model_share
         self.iterations = int(iterations)

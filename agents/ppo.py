@@ -27,6 +27,7 @@ from torch import nn
 
 from durak_env import Rules
 from durak_env.actions import K_BEAT, K_PASS, K_PLAY, K_SHOW, K_TAKE, K_TRANSFER, ActionLayout
+from durak_env.atomic import atomic_write
 from durak_env.cards import NUM_CARDS
 from durak_env.observation import LAYOUT_VERSION, observation_size, state_size
 
@@ -247,11 +248,8 @@ def save_checkpoint(path: str | Path, net: PPONet, optimizer=None, config: dict 
         "config": config or {},
         **(extra or {}),
     }
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    torch.save(data, tmp)
-    tmp.replace(path)
+    with atomic_write(path, binary=True) as f:  # a kill mid-save leaves the last checkpoint
+        torch.save(data, f)
 
 
 def load_checkpoint(path: str | Path, rules: Rules | None = None) -> tuple[PPONet, dict]:

@@ -15,9 +15,12 @@ import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numba
 import yaml
 
 from durak_env import Rules
+from durak_env.atomic import write_text
+from durak_env.checks import check_seed
 
 from .distill import DistillConfig
 from .imitation import ImitationConfig
@@ -251,6 +254,10 @@ def _positive(cfg: TrainConfig):
 def validate(cfg: TrainConfig) -> TrainConfig:
     """Check value ranges that the types alone do not; raise ``ConfigError`` naming the key."""
     _positive(cfg)
+    try:
+        check_seed(cfg.seed, allow_none=False)
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
     p, s = cfg.ppo, cfg.selfplay
     for name, v in [("ppo.lr", p.lr), ("ppo.clip_coef", p.clip_coef),
                     ("ppo.max_grad_norm", p.max_grad_norm)]:
@@ -307,16 +314,31 @@ def _check_stages(cfg: TrainConfig):
         raise ConfigError("ppo.kl_coef pulls toward the cloned policy: set imitation.positions")
 
 
-def _check_agents(cfg: TrainConfig):
-    from .registry import parse_spec
+def _check_agents(cfg: TrainConfig, build: bool = False):
+    from .registry import make_agent, parse_spec
 
     for key, specs in [("selfplay.heuristics", cfg.selfplay.heuristics),
                        ("eval.opponents", cfg.eval.opponents)]:
         for spec in specs:
             try:
-                parse_spec(spec)
+                make_agent(spec, cfg.rules) if build else parse_spec(spec)
             except ValueError as e:
                 raise ConfigError(f"{key}: {e}") from None
+
+
+def preflight(cfg: TrainConfig) -> None:
+    """What ``validate`` cannot know from the config alone, checked before a run starts:
+    every agent spec builds (unknown parameters, bad values, missing ``ppo:`` checkpoints)
+    and ``env.num_threads`` fits this machine.
+
+    Raises:
+        ConfigError: naming the key.
+    """
+    threads = numba.config.NUMBA_NUM_THREADS
+    if cfg.env.num_threads > threads:
+        raise ConfigError(f"env.num_threads must be at most {threads}, the threads numba can "
+                          f"use on this machine (NUMBA_NUM_THREADS), got {cfg.env.num_threads}")
+    _check_agents(cfg, build=True)
 
 
 def parse_override(text: str) -> tuple[list[str], object]:
@@ -354,12 +376,14 @@ def apply_override(data: dict, path: list[str], value) -> None:
 
 def read_yaml(path: str | Path) -> dict:
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise ConfigError(f"config file {str(path)!r} does not exist")
     try:
-        data = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{path} is not valid YAML: {e}") from None
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ConfigError(f"config file {str(path)!r} cannot be read: {e.strerror or e}") from None
+    except (yaml.YAMLError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path} is not valid YAML: {str(e).splitlines()[0]}") from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -405,4 +429,5 @@ def _deep_copy(d):
 
 
 def dump_config(cfg: TrainConfig, path: str | Path) -> None:
-    Path(path).write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    """Write ``config.yaml`` atomically (a killed run keeps a whole one)."""
+    write_text(path, yaml.safe_dump(cfg.to_dict(), sort_keys=False))

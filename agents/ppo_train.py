@@ -14,6 +14,7 @@ import os
 # on few cores, spinning workers make every torch op after an env step many times slower.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+import dataclasses  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 import time  # noqa: E402
@@ -23,11 +24,18 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from durak_env import Rules  # noqa: E402
+from durak_env.atomic import write_text  # noqa: E402
 from durak_env.vector import VectorEnv  # noqa: E402
 
 from .distill import Distiller  # noqa: E402
 from .ppo import PPONet, legal_lists, legal_valid, load_checkpoint, save_checkpoint  # noqa: E402
-from .ppo_config import TrainConfig, config_from_dict, dump_config, read_yaml  # noqa: E402
+from .ppo_config import (  # noqa: E402
+    ConfigError,
+    TrainConfig,
+    config_from_dict,
+    dump_config,
+    read_yaml,
+)
 from .ppo_update import (  # noqa: E402
     add_ref_logp,
     compute_gae,
@@ -101,7 +109,7 @@ class Trainer:
         if resume:
             self._resume()
         self.rng = np.random.default_rng([cfg.seed, self.update])
-        self.arena = Arena(cfg, cfg.seed + 7919 * self.update)
+        self.arena = Arena(cfg, (cfg.seed + 7919 * self.update) % 2**64)  # a seed stays a seed
         steps = cfg.ppo.num_steps * cfg.env.num_envs
         self.num_updates = max(1, math.ceil(cfg.ppo.total_timesteps / steps))
         venv = self.arena.venv
@@ -259,7 +267,8 @@ class Trainer:
             batched = spec.strip() in ("random", "expert_rules")
             n = games if batched else min(games, self.cfg.eval.heuristic_games)
             res[spec] = evaluate(self.net, self.cfg.rules, spec, n,
-                                 seed=self.cfg.seed * 1000 + 17, greedy=self.cfg.eval.greedy,
+                                 seed=(self.cfg.seed * 1000 + 17) % 2**64,
+                                 greedy=self.cfg.eval.greedy,
                                  num_threads=self.cfg.env.num_threads)
         self.last_eval = res
         return res
@@ -279,11 +288,39 @@ def start_run(cfg: TrainConfig) -> Path:
     return run_dir
 
 
+# Sections a resumed run cannot change: the checkpoint's network was built for them.
+FIXED_ON_RESUME = ("rules", "network")
+
+
 def resume_config(run_dir: Path, overrides: list[str]) -> TrainConfig:
+    """The config of a run to continue, with ``overrides``; nothing is written.
+
+    Raises:
+        FileNotFoundError: ``run_dir`` has no ``checkpoints/latest.pt``.
+        ConfigError: an override of a ``FIXED_ON_RESUME`` section that changes it, or a
+            checkpoint that does not load for the run's rules and network.
+    """
     run_dir = Path(run_dir)
-    if not (run_dir / "checkpoints" / "latest.pt").is_file():
+    latest = run_dir / "checkpoints" / "latest.pt"
+    if not latest.is_file():
         raise FileNotFoundError(f"{run_dir} is not a run directory with checkpoints/latest.pt")
-    return config_from_dict(read_yaml(run_dir / "config.yaml"), overrides)
+    data = read_yaml(run_dir / "config.yaml")
+    run, cfg = config_from_dict(data), config_from_dict(data, overrides)
+    for section in FIXED_ON_RESUME:
+        was, now = getattr(run, section), getattr(cfg, section)
+        if was != now:
+            diff = [f"{section}.{k}: {v!r} -> {getattr(now, k)!r}"
+                    for k, v in dataclasses.asdict(was).items() if getattr(now, k) != v]
+            raise ConfigError(f"a resumed run cannot change its {section} "
+                              f"({'; '.join(diff)}): start a new run instead")
+    try:
+        net, _ = load_checkpoint(latest, cfg.rules)
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
+    if net.cfg != cfg.network:
+        raise ConfigError(f"{latest} holds a network {net.cfg}, but config.yaml says "
+                          f"{cfg.network}")
+    return cfg
 
 
 def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict:
@@ -326,7 +363,7 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict:
     writer.close()
     summary = {"global_step": trainer.global_step, "updates": trainer.update,
                "train_seconds": trainer.elapsed, "final_eval": final, "speed": speed.summary()}
-    (run_dir / "final_eval.json").write_text(json.dumps(summary, indent=2))
+    write_text(run_dir / "final_eval.json", json.dumps(summary, indent=2))
     return summary
 
 

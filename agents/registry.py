@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import math
 
 from durak_env import Rules
 
@@ -61,8 +62,17 @@ def _convert(text: str, default, annotation=None):
     if isinstance(default, int):
         return int(text)
     if isinstance(default, float):
-        return float(text)
+        value = float(text)
+        if not math.isfinite(value):
+            raise ValueError(f"expected a finite number, got {text!r}")
+        return value
     return text
+
+
+def _reason(e: Exception) -> str:
+    if isinstance(e, OSError) and e.strerror and e.filename:
+        return f"{e.filename}: {e.strerror}"
+    return str(e)
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
@@ -96,7 +106,8 @@ def make_agent(spec: str, rules: Rules) -> Agent:
 
     Raises:
         ValueError: unknown agent name or parameter (the message lists the valid
-            ones), or a value of the wrong type.
+            ones), a value of the wrong type or out of range, or a ``ppo:`` checkpoint
+            that is missing or unreadable; the message starts with the spec.
     """
     name, raw = parse_spec(spec)
     cls = _load(name)
@@ -110,6 +121,9 @@ def make_agent(spec: str, rules: Rules) -> Agent:
             kwargs[key] = _convert(text, valid[key].default, valid[key].annotation)
         except ValueError as e:
             raise ValueError(f"agent {name!r} parameter {key!r}: {e}") from None
-    agent = cls(rules, **kwargs)
+    try:
+        agent = cls(rules, **kwargs)
+    except (ValueError, TypeError, OSError) as e:  # e.g. a missing ppo: checkpoint
+        raise ValueError(f"agent {spec.strip()!r}: {_reason(e)}") from None
     agent.name = spec.strip()
     return agent

@@ -23,8 +23,10 @@ same offsets from the kernel parameters (``core.kernel_params``).
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
+import numpy as np
 from numba import njit
 
 from .cards import NO_CARD, format_card, parse_card
@@ -144,9 +146,12 @@ class ActionLayout:
 
     def check_id(self, action) -> int:
         """Return ``action`` as an int, or raise if it is not a valid id."""
-        if isinstance(action, bool) or not hasattr(action, "__index__"):
+        if isinstance(action, bool | np.bool_):
             raise IllegalMoveError(f"an action id must be an int, got {action!r}")
-        a = int(action)
+        try:  # ints, numpy integers and 0-d integer arrays; not 1-element arrays or lists
+            a = operator.index(action)
+        except TypeError:
+            raise IllegalMoveError(f"an action id must be an int, got {action!r}") from None
         if not 0 <= a < self.n:
             raise IllegalMoveError(f"action id {a} is out of range 0..{self.n - 1}")
         return a

@@ -232,6 +232,8 @@ class _AssertOutOfBounds(_fast(wrappers.AssertOutOfBoundsWrapper)):
         # Discrete.contains, for the common case of a plain int, without numpy.
         if type(action) is int and 0 <= action < self._base.layout.n:
             wrappers.BaseWrapper.step(self, action)
+        elif isinstance(action, bool | np.bool_):  # Discrete.contains(True) holds; refuse here
+            self._base.layout.check_id(action)
         else:
             super().step(action)
 
@@ -307,7 +309,17 @@ class raw_env(SingleGameEnv, AECEnv, EzPickle):
         hidden cards, so no agent may read it when it chooses a move."""
         return self._b.state(0, self._seat[self.agent_selection])
 
+    def last(self, observe: bool = True):
+        self._check_agents_left()
+        return super().last(observe)
+
+    def _check_agents_left(self):
+        if not getattr(self, "agents", None):  # None before the first reset
+            raise RuntimeError("durak_v0: no agent is left to act (the game is over and every "
+                               "agent is done, or reset() was never called); call reset()")
+
     def step(self, action) -> None:
+        self._check_agents_left()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)

@@ -19,6 +19,7 @@ from numba import njit
 from . import core, observation
 from .actions import ActionLayout
 from .cards import NUM_CARDS, SUIT_NAMES, format_card, format_mask
+from .checks import check_seed
 from .deal import DEAL_KEYS, check_deal
 from .rules import Rules
 
@@ -63,12 +64,8 @@ def rng_below(rng, g, n):
 
 
 def seed_to_int(seed) -> int:
-    """Validate a seed (int >= 0) and return it as an unsigned 64-bit int."""
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise TypeError(f"seed must be an int or None, got {seed!r}")
-    if seed < 0:
-        raise ValueError(f"seed must be >= 0, got {seed}")
-    return int(seed) % (1 << 64)
+    """Validate a seed (``checks.check_seed``: an int in 0..2**64-1) and return it."""
+    return check_seed(seed, allow_none=False)
 
 
 # ---------------------------------------------------------------- per-game kernels
@@ -265,7 +262,7 @@ def deal_from_options(rules: Rules, options, env_name: str, strict: bool):
         raise ValueError(f"options must be a dict or None, got {options!r}")
     unknown = sorted(k for k in options if k != "deal")
     if unknown and strict:
-        raise ValueError(f"unknown reset option(s) {unknown}; valid: ['deal']")
+        raise ValueError(f"options: unknown reset option(s) {unknown}; valid: ['deal']")
     if unknown:
         import warnings
 

@@ -10,7 +10,6 @@ tests). Environment figures (AEC env, VectorEnv) come from ``durak_env.bench_env
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import json
 import os
@@ -25,6 +24,7 @@ import numpy as np
 from numba import njit, prange
 
 from . import core
+from .cli import ArgumentParser, positive_float
 from .rules import Rules
 
 SCALING_ROUNDS = 5
@@ -244,10 +244,10 @@ def print_table(res: dict) -> None:
         bench_env.print_table(res["env"])
 
 
-def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m durak_env.bench", description=__doc__)
+def main(argv=None) -> int:
+    ap = ArgumentParser(prog="python -m durak_env.bench", description=__doc__)
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
-    ap.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
+    ap.add_argument("--seconds", type=positive_float, default=2.0, help="time per measurement")
     ap.add_argument("--no-env", action="store_true", help="skip the environment benchmarks")
     ap.add_argument("--reference", metavar="MODULE",
                     help="also time this plain-Python reference module (one with RefGame) "
@@ -256,7 +256,7 @@ def main(argv=None) -> None:
                     help="skip the reference timing even when --reference is given")
     args = ap.parse_args(argv)
     module = args.reference if not args.no_reference else None
-    reference = importlib.import_module(module) if module else None
+    reference = _reference(ap, module) if module else None
     res = run_all(args.seconds, not args.no_env, reference)
     if module:
         res["reference"] = module
@@ -264,7 +264,19 @@ def main(argv=None) -> None:
         print(json.dumps(res, indent=2))
     else:
         print_table(res)
+    return 0
+
+
+def _reference(ap: ArgumentParser, module: str):
+    """The ``--reference`` module, checked before any measurement."""
+    try:
+        ref = importlib.import_module(module)
+    except Exception as e:  # noqa: BLE001 - any failure to import is a bad argument
+        ap.error(f"--reference {module}: cannot import it: {type(e).__name__}: {e}")
+    if not hasattr(ref, "RefGame"):
+        ap.error(f"--reference {module}: the module has no RefGame (e.g. tests.reference)")
+    return ref
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

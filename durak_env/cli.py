@@ -1,8 +1,13 @@
-"""The ``Rules`` options of every command line: one set of flags, one way to read them.
+"""What every command line shares: one-line errors, argument types, the ``Rules`` flags.
 
-    parser = argparse.ArgumentParser()
+    parser = ArgumentParser(prog="python -m durak_env.replay")
     add_rules_arguments(parser)
-    rules = rules_from_args(parser.parse_args())
+    args = parser.parse_args()
+    rules = rules_from_args(args)        # ValueError naming the flag or file: parser.error(e)
+
+Every bad argument of a command is one line on stderr, ``PROG: error: MESSAGE``, and exit
+status 2: never a traceback, never output before it (``ArgumentParser.error``). The
+argument types (``count``, ``seed``, ``positive_float``) refuse bad values while parsing.
 
 ``--players`` and the flags named after the other ``Rules`` fields (``--deck-size``,
 ``--variant``, ...) set those fields; ``--rules FILE`` reads a YAML file of Rules fields
@@ -14,9 +19,54 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 
 from .cards import DECK_SIZES
+from .checks import check_seed
 from .rules import THROW_IN, VARIANTS, Rules
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """``argparse.ArgumentParser`` whose errors are one line (no usage block) and exit 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def count(lo: int):
+    """An argparse type: an int >= ``lo``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an int >= {lo}, got {text!r}") from None
+        if value < lo:
+            raise argparse.ArgumentTypeError(f"must be >= {lo}, got {value}")
+        return value
+
+    parse.__name__ = f"int >= {lo}"
+    return parse
+
+
+def seed(text: str) -> int:
+    """An argparse type: a seed, an int in 0..2**64-1 (``checks.check_seed``)."""
+    try:
+        return check_seed(int(text), allow_none=False)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"a seed must be an int in 0..2**64-1, got {text!r}") from None
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a finite number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text!r}")
+    return value
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser, players: int = 2) -> None:
@@ -27,7 +77,7 @@ def add_rules_arguments(parser: argparse.ArgumentParser, players: int = 2) -> No
         players: the default of ``--players``.
     """
     g = parser.add_argument_group("rules (docs/rules.md)")
-    g.add_argument("--players", type=int, default=players,
+    g.add_argument("--players", type=count(2), default=players,
                    help=f"number of players (default {players})")
     g.add_argument("--rules", metavar="FILE",
                    help="YAML file with Rules fields (top level or under 'rules:')")
@@ -51,16 +101,32 @@ def rules_from_args(args: argparse.Namespace) -> Rules:
     Raises:
         ValueError: an invalid combination, naming the field (``Rules`` checks it).
     """
-    d: dict = {}
-    if args.rules:
-        import yaml
-
-        with open(args.rules) as f:
-            loaded = yaml.safe_load(f) or {}
-        d.update(loaded.get("rules", loaded))
+    d: dict = _rules_file(args.rules) if args.rules else {}
     d["num_players"] = args.players
     for name in _FIELDS:
         value = getattr(args, name)
         if value is not None:
             d[name] = value
     return Rules.from_dict(d)
+
+
+def _rules_file(path: str) -> dict:
+    """The Rules fields of a ``--rules`` YAML file; ``ValueError`` naming the file if it
+    cannot be read or holds no mapping of fields."""
+    import yaml
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            loaded = yaml.safe_load(f)
+    except OSError as e:
+        raise ValueError(f"--rules {path}: cannot read it: {e.strerror or e}") from None
+    except (UnicodeDecodeError, yaml.YAMLError) as e:
+        raise ValueError(f"--rules {path}: not a YAML file: {str(e).splitlines()[0]}") from None
+    if isinstance(loaded, dict) and "rules" in loaded:
+        loaded = loaded["rules"]
+    if loaded is None:
+        return {}
+    if not isinstance(loaded, dict):
+        raise ValueError(f"--rules {path}: expected a mapping of Rules fields, "
+                         f"got {type(loaded).__name__}")
+    return dict(loaded)

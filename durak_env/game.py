@@ -13,6 +13,7 @@ import numpy as np
 from . import core, observation, records
 from .actions import ActionLayout, IllegalMoveError
 from .cards import NUM_CARDS, SUIT_NAMES, format_card, format_mask
+from .checks import check_seed
 from .deal import check_deal
 from .rules import Rules
 
@@ -40,13 +41,17 @@ class Game:
 
     @classmethod
     def new(cls, rules: Rules, seed: int | None = None) -> Game:
-        """A random deal; the same seed gives the same game."""
+        """A random deal; the same seed gives the same game.
+
+        Raises:
+            TypeError, ValueError: ``seed`` is not None or an int in ``0..2**64-1``
+                (``durak_env.checks.check_seed``).
+        """
+        seed = check_seed(seed)
         game = cls(rules)
         if seed is None:
             seed = core.fresh_seed()
-        if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-            raise ValueError(f"seed must be an int or None, got {seed!r}")
-        core.seed_games(game._st, np.array([int(seed) % (1 << 64)], np.uint64))
+        core.seed_games(game._st, np.array([seed], np.uint64))
         core.deal_random_at(game._st, 0, game._prm)
         game._record_deal()
         game._settle()
@@ -234,7 +239,6 @@ class Game:
         """
         for game, seat, _move, _forced in iter_replay(record):
             if seat is None:
-                records.check_result(record, game)
                 return game
         raise AssertionError("iter_replay always ends with the final position")
 
@@ -260,8 +264,10 @@ def iter_replay(record: dict) -> Iterator[tuple]:
     moves of the deal itself are ``game.history`` at the first item.
 
     Raises:
-        ValueError: the record is malformed or does not replay; the message names
-            the field or the move (by index) that is wrong.
+        ValueError: the record is malformed or does not replay, or its ``result``
+            is not what the moves give (checked before the last item, the same
+            checks as ``Game.from_record``); the message names the field or the
+            move (by index) that is wrong.
     """
     rules, deal, moves = records.read_record(record)
     try:
@@ -290,4 +296,5 @@ def iter_replay(record: dict) -> Iterator[tuple]:
         records.check_forced(moves, i + 1, game.history)
         forced.extend(game.history[i + 1 :])
         i = len(game.history)
+    records.check_result(record, game)
     yield game, None, None, []

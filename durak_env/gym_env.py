@@ -23,6 +23,8 @@ the game, else 0. Opponents are objects with ``act(observation, action_mask, rng
 An illegal action is handled by ``illegal_action``: ``"terminate"`` (default, as
 PettingZoo's ``TerminateIllegalWrapper``) ends the episode with ``illegal_reward``
 and ``info["illegal_action"] = True``; ``"raise"`` raises ``IllegalMoveError``.
+When an opponent raises (or picks an illegal action) inside ``step`` or ``reset``, the
+error propagates and the env refuses further steps until the next ``reset``.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from gymnasium import spaces
 from . import batch as bt
 from .actions import IllegalMoveError
 from .batch import check_render_mode, rules_from_kwargs
+from .checks import check_number, check_seed
 from .rules import Rules
 from .single import SingleGameEnv
 from .vector import observation_space
@@ -57,17 +60,23 @@ class RandomAgent:
 
 def _check_opponents(opponents, n: int) -> list:
     if opponents is None:
-        opponents = [RandomAgent() for _ in range(n - 1)]
-    elif not isinstance(opponents, Sequence):
+        return [RandomAgent() for _ in range(n - 1)]
+    if isinstance(opponents, str | bytes):
+        raise TypeError(f"opponents must be agent objects, not a spec string such as "
+                        f"{opponents!r} (agents.make_agent builds one from a spec)")
+    single = not isinstance(opponents, Sequence)
+    if single:
         opponents = [opponents] * (n - 1)
     opponents = list(opponents)
     if len(opponents) != n - 1:
         raise ValueError(f"opponents must be one agent or a list of {n - 1} (num_players - 1), "
                          f"got {len(opponents)}")
-    for o in opponents:
+    for i, o in enumerate(opponents):
         if not callable(getattr(o, "act", None)):
+            where = "opponents" if single else f"opponents[{i}]"
             raise TypeError(
-                f"an opponent needs an act(observation, action_mask, rng) method: {o!r}")
+                f"{where}: an opponent needs an act(observation, action_mask, rng) method, "
+                f"got {o!r}")
     return opponents
 
 
@@ -102,7 +111,7 @@ class DurakEnv(SingleGameEnv, gymnasium.Env):
         self.seat_option = seat
         self.opponents = _check_opponents(opponents, n)
         self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = check_number("illegal_reward", illegal_reward)
         self.observation_space = observation_space(self.rules)
         self.action_space = spaces.Discrete(self.layout.n)
         self.seat = 0
@@ -111,8 +120,10 @@ class DurakEnv(SingleGameEnv, gymnasium.Env):
     # ------------------------------------------------------------ Gymnasium API
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
+        seed = check_seed(seed)
         deal = self._deal_option(options)
+        self._done = True  # until this reset has dealt and played the opponents to the learner
+        super().reset(seed=seed)
         n = self.rules.num_players
         self.seat = int(self.np_random.integers(n)) if self.seat_option == "random" else int(
             self.seat_option)
@@ -139,12 +150,15 @@ class DurakEnv(SingleGameEnv, gymnasium.Env):
 
     def step(self, action):
         if self._done:
-            raise RuntimeError("the episode is over: call reset()")
+            raise RuntimeError("the episode is over (or its last step or reset failed): "
+                               "call reset()")
         a = self.layout.check_id(action)
         if not self._mask[a]:
             return self._illegal(a)
+        self._done = True  # an opponent that raises leaves the env to be reset
         self._apply(a)
         self._play_opponents()
+        self._done = False
         if self._n_legal:
             return self._obs, 0.0, False, False, self._info()
         self._done = True
@@ -158,7 +172,10 @@ class DurakEnv(SingleGameEnv, gymnasium.Env):
         return self._obs.copy(), self.illegal_reward, True, False, info
 
     def action_masks(self) -> np.ndarray:
-        """Legal actions of the learner as a bool array (all False once the game is over)."""
+        """Legal actions of the learner as a bool array (all False once the game is over,
+        or after a failed step)."""
+        if self._done:
+            return np.zeros(self.layout.n, bool)
         return self._mask.astype(bool)
 
     def _warn_no_render_mode(self) -> None:

@@ -131,8 +131,9 @@ def _hand(r, p, seat, trump) -> str:
     hand = int(r["hands"][p])
     if not int(r["in_game"][p]):
         order = [int(x) for x in r["out_order"][: int(r["n_out"])]]
-        place = order.index(p) + 1 if p in order else "?"
-        return f'<span class="durak-muted">out (#{place} to leave)</span>'
+        text = (f"out (#{order.index(p) + 1} to leave)" if p in order
+                else "out (no cards at the deal)")
+        return f'<span class="durak-muted">{text}</span>'
     if seat is None or seat == p:
         shown = _sorted(hand, trump)
         hidden = 0

@@ -17,14 +17,18 @@ it is given (``agents.play`` passes ``agents.make_agent``), any callable
 ``act(observation, action_mask, rng)``.
 
 Exit status: 0 when the game was played to the end or abandoned with ``q``, 1 when
-the input ended first, 2 on a bad command line, 130 on Ctrl-C. An abandoned game's
-record is saved too (it replays up to where the game stopped).
+the input ended first, 2 on a bad command line (one line on stderr, before the game
+starts; that includes a ``--record-dir`` that cannot be written), 130 on Ctrl-C. An
+abandoned game's record is saved too (it replays up to where the game stopped); if it
+cannot be written where asked after all, it goes to the system's temporary directory,
+and failing that to stdout, so a finished game is never lost. An input line longer than
+``MAX_LINE`` characters is refused without being held in memory.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -32,14 +36,17 @@ from pathlib import Path
 import numpy as np
 
 from .actions import IllegalMoveError
-from .cli import add_rules_arguments, rules_from_args
+from .checks import check_writable_dir
+from .cli import ArgumentParser, add_rules_arguments, count, rules_from_args
+from .cli import seed as seed_arg
 from .core import fresh_seed
 from .game import Game
-from .records import save_record
+from .records import dumps, save_record
 from .rules import Rules
 from .term import render_terminal
 
 PROG = "python -m agents.play"
+MAX_LINE = 1000  # characters of one answer; longer lines are refused in bounded memory
 
 
 class _Quit(Exception):
@@ -48,8 +55,8 @@ class _Quit(Exception):
         self.reason = reason
 
 
-def _parser(prog: str) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=prog, description="Play Durak against agents in the terminal.")
+def _parser(prog: str) -> ArgumentParser:
+    p = ArgumentParser(prog=prog, description="Play Durak against agents in the terminal.")
     add_rules_arguments(p)
     p.add_argument(
         "--opponent",
@@ -59,8 +66,9 @@ def _parser(prog: str) -> argparse.ArgumentParser:
         "give it once for every opponent or once per opponent seat "
         "(default expert)",
     )
-    p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
-    p.add_argument("--seed", type=int, default=None, help="deal and agent seed (default random)")
+    p.add_argument("--seat", type=count(0), default=0, help="your seat (default 0)")
+    p.add_argument("--seed", type=seed_arg, default=None,
+                   help="deal and agent seed, an int in 0..2**64-1 (default random)")
     p.add_argument(
         "--record-dir", default="records", help="directory for the game record (default ./records)"
     )
@@ -147,10 +155,15 @@ class Session:
 
     def _ask(self) -> str:
         print("Your move: ", end="", file=self.out, flush=True)
-        line = self.inp.readline()
+        line = self.inp.readline(MAX_LINE + 1)
         if not line:
             self.say()
             raise _Quit("end of input")
+        if len(line) > MAX_LINE and not line.endswith("\n"):
+            _skip_line(self.inp)
+            self.say()
+            self.say(f"Not accepted: a move is at most {MAX_LINE} characters.")
+            return ""
         if not _isatty(self.inp):
             self.say(line.rstrip("\n"))  # echo scripted input so the transcript reads well
         return line.strip()
@@ -171,6 +184,14 @@ class Session:
                 raise IllegalMoveError(f"there is no move number {k}; choose 1..{len(moves)}")
             return moves[k - 1]
         return text
+
+
+def _skip_line(inp) -> None:
+    """Read and drop the rest of an over-long line, ``MAX_LINE`` characters at a time."""
+    while True:
+        chunk = inp.readline(MAX_LINE)
+        if not chunk or chunk.endswith("\n"):
+            return
 
 
 def _isatty(stream) -> bool:
@@ -215,7 +236,11 @@ def main(
     Returns:
         The exit status (see the module docstring).
     """
-    args = _parser(prog).parse_args(argv)
+    parser = _parser(prog)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # a bad argument (one line on stderr) or --help
+        return int(e.code or 0)
     out = stdout or sys.stdout
     inp = stdin or sys.stdin
     try:
@@ -224,8 +249,10 @@ def main(
             raise ValueError(f"--seat must be in 0..{rules.num_players - 1}, got {args.seat}")
         specs = _opponent_specs(args, rules.num_players)
         agents = {p: agent_factory(spec, rules) for p, spec in specs.items()}
+        if not args.no_record:
+            check_writable_dir("--record-dir", args.record_dir)
     except ValueError as e:
-        print(f"{prog.split()[-1]}: error: {e}", file=sys.stderr)
+        print(f"{prog}: error: {e}", file=sys.stderr)
         return 2
     # A short seed, so that it is easy to type back in.
     seed = args.seed if args.seed is not None else fresh_seed(10**9)
@@ -262,10 +289,23 @@ def main(
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
         name = f"durak_{time.strftime('%Y%m%d_%H%M%S', time.gmtime())}_seed{seed}.json"
-        path = _free_path(Path(args.record_dir) / name)
-        save_record(game.to_record(meta), path)
-        session.say(f"Game record saved to {path}")
+        _save(session, game.to_record(meta), Path(args.record_dir), name)
     return status
+
+
+def _save(session: Session, record: dict, directory: Path, name: str) -> None:
+    """Save the record in ``directory``, else in the temporary directory, else print it."""
+    for where in (directory, Path(tempfile.gettempdir())):
+        try:
+            path = save_record(record, _free_path(where / name))
+        except OSError as e:
+            print(f"could not save the game record in {where}: {e.strerror or e}",
+                  file=sys.stderr)
+            continue
+        session.say(f"Game record saved to {path}")
+        return
+    session.say("Game record (save it as a .json file to replay it):")
+    session.say(dumps(record))
 
 
 def _free_path(path: Path) -> Path:

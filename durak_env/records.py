@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from . import atomic
 from .cards import format_card, parse_card
 from .deal import DEAL_KEYS
 from .rules import Rules
@@ -86,6 +87,7 @@ def read_record(record: dict) -> tuple[Rules, dict, list[tuple[int, str]]]:
     """
     moves = _check_moves(record)
     rules = _rules(record["rules"])
+    check_players(record, rules)
     deal = record["deal"]
     if not isinstance(deal, dict):
         raise ValueError(f"deal must be a dict of Game.from_deal keywords, got {deal!r}")
@@ -104,7 +106,8 @@ def _check_header(record):
         raise ValueError(
             f"not a game record: format must be {FORMAT!r}, got {record.get('format')!r}"
         )
-    if record.get("version") != VERSION:
+    version = record.get("version")
+    if type(version) is not int or version != VERSION:  # ``true == 1`` is no version
         raise ValueError(
             f"unsupported record version {record.get('version')!r} "
             f"(this reader knows version {VERSION})"
@@ -115,6 +118,28 @@ def _check_header(record):
     unknown = [k for k in record if k not in _KEYS]
     if unknown:
         raise ValueError(f"game record has unknown key(s) {unknown}; valid keys: {list(_KEYS)}")
+    _check_meta(record.get("meta"))
+
+
+def _check_meta(meta):
+    """``meta`` is free-form, but an object; its ``players``, which the replay prints, are
+    names (strings)."""
+    if meta is None:
+        return
+    if not isinstance(meta, dict):
+        raise ValueError(f"meta must be a dict (a JSON object), got {type(meta).__name__}")
+    players = meta.get("players")
+    if players is not None and (
+            not isinstance(players, list) or not all(isinstance(p, str) for p in players)):
+        raise ValueError(f"meta.players must be a list of names, one per seat, got {players!r}")
+
+
+def check_players(record, rules) -> None:
+    """``meta.players``, if present, names every seat of ``rules``."""
+    players = (record.get("meta") or {}).get("players")
+    if players is not None and len(players) != rules.num_players:
+        raise ValueError(f"meta.players must name {rules.num_players} seats "
+                         f"(rules.num_players), got {len(players)}")
 
 
 def _rules(data) -> Rules:
@@ -175,11 +200,18 @@ def check_result(record, game):
         raise ValueError(f"result must be a dict, got {want!r}")
     got = result_of(game)
     for key in got:
-        if key in want and _norm(want[key]) != _norm(got[key]):
+        if key in want and not _same(want[key], got[key]):
             raise ValueError(
                 f"result.{key}: the record says {want[key]!r}, "
                 f"but replaying its moves gives {got[key]!r}"
             )
+
+
+def _same(said, replayed) -> bool:
+    try:  # a record read from anywhere may hold any value, numpy arrays included
+        return bool(_norm(said) == _norm(replayed))
+    except (ValueError, TypeError):
+        return False
 
 
 def _norm(v):
@@ -204,13 +236,11 @@ def dumps(record: dict) -> str:
 
 
 def save_record(record: dict, path: str | Path) -> Path:
-    """Write a record (or a ``Game``'s record) to ``path`` as JSON; returns the path."""
+    """Write a record (or a ``Game``'s record) to ``path`` as JSON, atomically (a killed
+    writer leaves the old file or the new one, never half of one); returns the path."""
     if not isinstance(record, dict):
         record = record.to_record()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(dumps(record), encoding="utf-8")
-    return path
+    return atomic.write_text(path, dumps(record))
 
 
 def load_record(path: str | Path) -> dict:
@@ -219,7 +249,10 @@ def load_record(path: str | Path) -> dict:
     Raises:
         ValueError: the file is not JSON.
     """
+    text = Path(path).read_bytes()
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
+        return json.loads(text.decode("utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise ValueError(f"{path}: not a JSON game record: {e}") from None
+    except RecursionError:
+        raise ValueError(f"{path}: not a JSON game record: nested too deeply") from None

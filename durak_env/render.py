@@ -52,8 +52,11 @@ def _hand_line(r, p, seat, trump) -> str:
     hand = int(r["hands"][p])
     n = bin(hand).count("1")
     if not r["in_game"][p]:
-        place = [int(q) for q in r["out_order"][: r["n_out"]]].index(p) + 1
-        return f"out (#{place} to leave)"
+        order = [int(q) for q in r["out_order"][: r["n_out"]]]
+        # A seat dealt no cards (``Game.from_deal``) is out without having left in play.
+        if p not in order:
+            return "out (no cards at the deal)"
+        return f"out (#{order.index(p) + 1} to leave)"
     if seat is None or seat == p:
         return f"{_cards(hand, trump)}  [{n}]"
     known = int(r["known"][p])

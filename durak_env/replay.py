@@ -6,35 +6,40 @@
 
 Prints the position before each decision (the text renderer, referee's view or
 ``--seat``'s view), the move chosen and the forced moves that follow it, then the
-final position and the result. Exit status 2 if the file is not a valid record.
+final position and the result. The whole record is checked first (as
+``Game.from_record`` checks it): a file that is not a valid record, or a bad argument,
+prints one line on stderr and exits with status 2 before any output.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 
-from .game import iter_replay
+from .cli import ArgumentParser, count
+from .game import Game, iter_replay
 from .records import load_record
 from .term import render_terminal, use_color
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
+    p = ArgumentParser(
         prog="python -m durak_env.replay", description="Step through a Durak game record (JSON)."
     )
     p.add_argument("file", help="a record written by Game.to_record / python -m agents.play")
-    p.add_argument("--seat", type=int, default=None, help="show only this seat's view")
+    p.add_argument("--seat", type=count(0), default=None, help="show only this seat's view")
     p.add_argument("--step", action="store_true", help="wait for Enter after each move")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     args = p.parse_args(argv)
     color = {"always": True, "never": False}.get(args.color, use_color())
     try:
         record = load_record(args.file)
-        _replay(record, args.seat, args.step, color)
+        rules = Game.from_record(record).rules  # every check, before any output
+        if args.seat is not None and args.seat >= rules.num_players:
+            raise ValueError(f"--seat must be in 0..{rules.num_players - 1}, got {args.seat}")
     except (ValueError, OSError) as e:
-        print(f"durak_env.replay: {args.file}: {e}", file=sys.stderr)
-        return 2
+        p.error(f"{args.file}: {getattr(e, 'strerror', None) or e}")
+    try:
+        _replay(record, args.seat, args.step, color)
     except KeyboardInterrupt:
         print()
     return 0
@@ -44,8 +49,6 @@ def _replay(record: dict, seat: int | None, step: bool, color: bool) -> None:
     players = (record.get("meta") or {}).get("players")
     game, pending = None, []
     for n_decision, (game, who, move, forced) in enumerate(iter_replay(record)):
-        if seat is not None and not 0 <= seat < game.rules.num_players:
-            raise ValueError(f"--seat must be in 0..{game.rules.num_players - 1}, got {seat}")
         if n_decision == 0 and game.history:
             print("Forced at the start: " + _moves(game.history, players))
         if pending:

@@ -50,6 +50,7 @@ class Rules:
     transfer_show_trump: bool = False
 
     def __post_init__(self):
+        self._plain_python()
         _check_int("deck_size", self.deck_size, 0, 10**9)
         if self.deck_size not in DECK_SIZES:
             raise ValueError(f"deck_size must be one of {DECK_SIZES}, got {self.deck_size!r}")
@@ -73,6 +74,16 @@ class Rules:
                 "transfer_show_trump=True needs variant='perevodnoy', "
                 f"got variant={self.variant!r}"
             )
+
+    def _plain_python(self):
+        """numpy scalars become Python ints and bools, so that records serialise as JSON
+        and equal rules compare and hash equal."""
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if isinstance(v, np.bool_):
+                object.__setattr__(self, f.name, bool(v))
+            elif isinstance(v, np.integer):
+                object.__setattr__(self, f.name, int(v))
 
     @classmethod
     def from_dict(cls, d: dict) -> Rules:

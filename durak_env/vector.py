@@ -29,9 +29,11 @@ Seeding: game ``g``'s deals come from its own splitmix64 stream seeded from
 the deals depend on the seed only: not on the thread count, the batch size or the
 actions chosen. ``deal(g)`` returns game g's current deal as ``Game.from_deal``
 arguments; ``observe(seats)`` gives each game's observation for any seat.
-An illegal action raises ``ValueError`` naming the game, the action and its move,
-and leaves every game unchanged. With ``copy=False`` the returned observation and
-mask arrays are read-only views of the internal buffers, valid until the next call.
+An illegal or out-of-range action raises ``ValueError`` naming the game, the action
+and its move, and leaves every game unchanged; ``actions`` may be any integer array
+(read-only, strided, any integer dtype) or sequence of ints of shape ``(num_envs,)``.
+With ``copy=False`` the returned observation and mask arrays are read-only views of
+the internal buffers, valid until the next call.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from numba import njit, prange
 from . import batch as bt
 from . import core, observation
 from .batch import Batch
+from .checks import check_bool, check_int
 from .rules import TABLE_SLOTS, Rules
 
 _ACTION_STREAM = 1
@@ -191,7 +194,7 @@ class VectorEnv(GymVectorEnv):
         self.num_envs = int(num_envs)
         self.num_players = rules.num_players
         self.num_actions = self._b.layout.n
-        self.copy = bool(copy)
+        self.copy = check_bool("copy", copy)
         self.single_observation_space = observation_space(rules)
         self.single_action_space = spaces.Discrete(self.num_actions)
         self.single_state_space = state_space(rules)
@@ -207,6 +210,7 @@ class VectorEnv(GymVectorEnv):
         self._to_act = np.zeros(b, np.int32)
         self._act_rng = np.zeros(b, np.uint64)
         self._actions = np.zeros(b, np.int64)
+        self._step_actions = np.zeros(b, np.int64)  # the caller's actions, as the kernel needs
         self._seed(core.fresh_seed() if seed is None else seed)
         self._needs_reset = True
 
@@ -290,12 +294,19 @@ class VectorEnv(GymVectorEnv):
                 np.zeros(self.num_envs, np.bool_), self._info(with_length=True))
 
     def _check_actions(self, actions) -> np.ndarray:
+        """The actions as the kernel's own int64 buffer, whatever array (read-only, foreign,
+        strided, any integer dtype or byte order) or sequence they came in."""
         a = np.asarray(actions)
         if a.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), got {a.shape}")
         if a.dtype.kind not in "iu":
             raise TypeError(f"actions must be integers, got dtype {a.dtype}")
-        return a.astype(np.int64, copy=False)
+        outside = np.flatnonzero((a < 0) | (a >= self.num_actions))
+        if outside.size:  # before the cast to int64, which could wrap a huge uint64
+            g = int(outside[0])
+            raise ValueError(self._illegal_message(g, int(a[g])))
+        self._step_actions[:] = a
+        return self._step_actions
 
     def _illegal_message(self, g: int, action: int) -> str:
         if not 0 <= action < self.num_actions:
@@ -338,8 +349,12 @@ class VectorEnv(GymVectorEnv):
         return out
 
     def deal(self, index: int) -> dict:
-        """The deal of game ``index``'s current game, as ``Game.from_deal`` keyword arguments."""
-        return self._b.deal_record(int(index))
+        """The deal of game ``index``'s current game, as ``Game.from_deal`` keyword arguments.
+
+        Raises:
+            TypeError, ValueError: ``index`` is not an int in ``0..num_envs-1``.
+        """
+        return self._b.deal_record(check_int("index", index, 0, self.num_envs - 1))
 
     def _repr_html_(self) -> str:
         """Cards as HTML/SVG in a notebook (the referee's view, game 0)."""
@@ -348,10 +363,11 @@ class VectorEnv(GymVectorEnv):
         return render_html_state(self._b.st, 0, self.rules)
 
     def render(self, index: int = 0) -> str:
-        """Text picture of game ``index`` (the referee's view)."""
+        """Text picture of game ``index`` (the referee's view); ``index`` as in ``deal``."""
         from .render import render_state
 
-        return render_state(self._b.st, int(index), self.rules)
+        return render_state(self._b.st, check_int("index", index, 0, self.num_envs - 1),
+                            self.rules)
 
     def __repr__(self) -> str:
         return f"VectorEnv({self.rules}, num_envs={self.num_envs}, num_threads={self.num_threads})"

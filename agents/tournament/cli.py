@@ -10,10 +10,15 @@ import subprocess
 import sys
 import time
 
-from durak_env.cli import add_rules_arguments, rules_from_args
+from durak_env.atomic import write_text
+from durak_env.checks import check_writable_dir
+from durak_env.cli import ArgumentParser, add_rules_arguments, count, rules_from_args
+from durak_env.cli import seed as seed_arg
 
+from ..registry import make_agent
 from .play import run
 from .report import format_tables, write_outputs, write_records
+from .scheduling import schedule
 from .summary import Summary, summarize
 
 
@@ -23,28 +28,50 @@ def _package_doc() -> str:
     return doc
 
 
-def parse_args(argv=None):
-    p = argparse.ArgumentParser(prog="python -m agents.tournament", description=_package_doc(),
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+def _parser() -> ArgumentParser:
+    p = ArgumentParser(prog="python -m agents.tournament", description=_package_doc(),
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--agents", required=True,
                    help="comma-separated agent specs with parameters after a colon, "
                         "e.g. 'expert:w_pairs=0.5,w_trump=1,greedy,random'")
     add_rules_arguments(p)
-    p.add_argument("--games", type=int, default=1000,
+    p.add_argument("--games", type=count(1), default=1000,
                    help="games per agent pair (2 players) or in total (more players)")
-    p.add_argument("--workers", type=int, default=1)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=count(1), default=1, help="worker processes (default 1)")
+    p.add_argument("--seed", type=seed_arg, default=0, help="an int in 0..2**64-1 (default 0)")
     p.add_argument("--out", help="output directory (default runs/tournament_<time>)")
-    p.add_argument("--record", type=int, default=0, metavar="N",
+    p.add_argument("--record", type=count(0), default=0, metavar="N",
                    help="save the first N games of the schedule as JSON game records in "
                         "OUT/records/game_00000.json, ... (replay one with "
                         "python -m durak_env.replay FILE); results.json lists them")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--no-plots", action="store_true")
+    return p
+
+
+def parse_args(argv=None):
+    return _parser().parse_args(argv)
+
+
+def _setup(argv=None):
+    """Parse and check everything a tournament needs before it plays a game: the rules,
+    every agent spec (built once), the schedule and the output directory. A bad argument
+    is one line on stderr and exit status 2 (``SystemExit``)."""
+    p = _parser()
     args = p.parse_args(argv)
-    if args.record < 0:
-        p.error(f"--record must be 0 or more, got {args.record}")
-    return args
+    try:
+        rules = rules_from_args(args)
+        specs = split_specs(args.agents)
+        if not specs:
+            raise ValueError(f"--agents names no agent: {args.agents!r}")
+        for spec in specs:
+            make_agent(spec, rules)
+        schedule(len(specs), rules.num_players, 1)
+        out = args.out or os.path.join("runs", time.strftime("tournament_%Y%m%d_%H%M%S"))
+        check_writable_dir("--out", out)
+    except ValueError as e:
+        p.error(str(e))
+    return args, rules, specs, out
 
 
 def split_specs(text: str) -> list[str]:
@@ -83,10 +110,7 @@ def provenance(argv=None) -> dict:
 
 
 def main(argv=None) -> Summary:
-    args = parse_args(argv)
-    rules = rules_from_args(args)
-    specs = split_specs(args.agents)
-    out = args.out or os.path.join("runs", time.strftime("tournament_%Y%m%d_%H%M%S"))
+    args, rules, specs, out = _setup(argv)
     t0 = time.time()
     results = run(rules, specs, args.games, args.seed, args.workers, not args.no_progress,
                   record=args.record)
@@ -100,9 +124,8 @@ def main(argv=None) -> Summary:
     if not args.no_plots:
         write_outputs(out, summary, config, recorded)
     else:
-        os.makedirs(out, exist_ok=True)
-        with open(os.path.join(out, "results.json"), "w") as f:
-            json.dump({"config": config, "recorded_games": recorded}, f)
+        write_text(os.path.join(out, "results.json"),
+                   json.dumps({"config": config, "recorded_games": recorded}))
     if recorded:
         print(f"{len(recorded)} game records written to {os.path.join(out, 'records')} "
               f"(replay: python -m durak_env.replay {os.path.join(out, recorded[0]['file'])})")
