@@ -90,7 +90,7 @@ def ppo_update(net: PPONet, opt: torch.optim.Optimizer, batch: dict, cfg, rng,
             break
     stats.update(policy_loss=pg_loss.item(), value_loss=v_loss.item(), entropy=ent.item(),
                  approx_kl=approx_kl.item(), clipfrac=float(np.mean(clipfracs)),
-                 kl_ref=float(kl_ref), distill_ce=float(distill_ce))
+                 kl_ref=kl_ref.item(), distill_ce=distill_ce.item())
     return stats
 
 
