@@ -37,9 +37,23 @@ from durak_env.core import ATTACK, DEFEND, OVER, mix64
 
 MAX_DEPTH = 400
 UNKNOWN = -99
+UNSETTLED = 99  # _settled: neither the game's end nor the table settles a move's value
 TT_BITS = 16
 EXACT, LOWER, UPPER = 0, 1, 2
-WORK_ROWS = 10  # per-depth rows of _alphabeta's search state
+# One transposition-table entry: the position's _key, and 4 * flag + value + 1.
+TT_DTYPE = np.dtype([("key", np.uint64), ("val", np.int64)])
+# The search state of one slot (depth) of _alphabeta's explicit stack. Records, not arrays,
+# go to the helpers: a record carries no reference count to update at every node.
+SLOT_DTYPE = np.dtype([
+    ("maximize", np.int64),  # the side to act is the searching player
+    ("best", np.int64),  # the best value found so far
+    ("alpha", np.int64), ("beta", np.int64),  # the window, narrowed as moves are searched
+    ("lo", np.int64), ("hi", np.int64),  # the window entered with (for the table's bound)
+    ("idx", np.int64), ("nmov", np.int64),  # the next move's index, and how many there are
+    ("first", np.int64),  # the first uncovered attack card (see _skip)
+    ("min_play", np.int64),  # the lowest play id allowed (see _min_play)
+    ("key", np.uint64),  # the position's _key
+])
 
 
 @njit(cache=True)
@@ -77,28 +91,31 @@ def _value(r, me):
 
 
 @njit(cache=True)
-def _update(d, v, maximize, best, alpha, beta, idx, nmov):
-    if maximize[d]:
-        best[d] = max(best[d], v)
-        alpha[d] = max(alpha[d], v)
+def _update(w, v):
+    """Fold a searched move's value v into slot w; a cutoff ends the slot's moves."""
+    if w.maximize:
+        w.best = max(w.best, v)
+        w.alpha = max(w.alpha, v)
     else:
-        best[d] = min(best[d], v)
-        beta[d] = min(beta[d], v)
-    if alpha[d] >= beta[d]:
-        idx[d] = nmov[d]
+        w.best = min(w.best, v)
+        w.beta = min(w.beta, v)
+    if w.alpha >= w.beta:
+        w.idx = w.nmov
 
 
 @njit(cache=True)
-def _enter(st, d, n, me, lo, hi, maximize, best, alpha, beta, idx, nmov, first, bufs, prm,
-           cheap_first):
-    """Start searching slot d with window (lo, hi)."""
-    r = st[d]
+def _enter(r, w, buf, n, me, lo, hi, key, prm, cheap_first):
+    """Start searching position r (key ``key``, its n legal moves in buf) in slot w with
+    window (lo, hi)."""
     if cheap_first:
-        _order(bufs[d], n, prm, r.trump)
-    maximize[d] = r.to_act == me
-    best[d] = -2 if maximize[d] else 2
-    alpha[d], beta[d], idx[d], nmov[d] = lo, hi, 0, n
-    first[d] = _first_uncovered(r)
+        _order(buf, n, prm, r.trump)
+    w.maximize = r.to_act == me
+    w.best = -2 if w.maximize else 2
+    w.alpha = w.lo = lo
+    w.beta = w.hi = hi
+    w.idx, w.nmov = 0, n
+    w.first = _first_uncovered(r)
+    w.key = key
 
 
 @njit(cache=True, inline="always")
@@ -173,89 +190,94 @@ def _key(r, min_play):
 
 
 @njit(cache=True)
-def _alphabeta(st, raw, prm, n, me, min_play1, bufs, log, nodes, cap, tt_key, tt_val,
-               cheap_first, work, keys):
+def _settled(r, me, min_play, tt, alpha, beta):
+    """(value, key) of position r: its value if the game is over or its table entry
+    settles it within the window (alpha, beta), else UNSETTLED."""
+    if r.phase == OVER:
+        return _value(r, me), np.uint64(0)
+    k = _key(r, min_play)
+    e = tt[k & np.uint64(tt.shape[0] - 1)]
+    if e.key == k:
+        f, v = e.val // 4, e.val % 4 - 1
+        if f == EXACT or (f == LOWER and v >= beta) or (f == UPPER and v <= alpha):
+            return v, k
+    return UNSETTLED, k
+
+
+@njit(cache=True)
+def _store(e, w):
+    """Table slot w's value in entry e: exact inside the window it was searched with,
+    else the bound it proves."""
+    v = w.best
+    f = UPPER if v <= w.lo else (LOWER if v >= w.hi else EXACT)
+    e.key = w.key
+    e.val = 4 * f + v + 1
+
+
+@njit(cache=True)
+def _alphabeta(st, raw, prm, n, me, min_play1, bufs, log, nodes, cap, tt, cheap_first, work):
     """Value of the position in slot 1 (legal moves in bufs[1, :n]); UNKNOWN past the cap.
 
     Iterative (an explicit stack over the slots): numba cannot reload a cached
-    recursive function safely. ``tt_key``/``tt_val`` is a transposition table of
-    bounds (``tt_val = 4 * flag + value + 1``); ``work`` (``WORK_ROWS`` rows) and
-    ``keys`` hold the per-depth search state.
+    recursive function safely. ``tt`` is a transposition table of bounds
+    (``TT_DTYPE``); ``work`` holds the search state of each slot (``SLOT_DTYPE``).
     """
     if st[1].phase == OVER:
         return _value(st[1], me)
-    depth = bufs.shape[0]
-    work, keys = core.borrowed(work), core.borrowed(keys)
-    work[:] = 0
-    keys[:] = 0
-    maximize, best, alpha, beta, idx = work[0], work[1], work[2], work[3], work[4]
-    nmov, first, min_play, lo0, hi0 = work[5], work[6], work[7], work[8], work[9]
-    min_play[1] = min_play1
-    mask = np.uint64(tt_key.shape[0] - 1)
-    keys[1] = _key(st[1], min_play1)
+    work[1].min_play = min_play1
     # values lie in -1..1: a window of (-1, 1) still gives exact values, and stops
     # searching a node's moves once one of them reaches the best possible value
-    lo0[1], hi0[1] = -1, 1
-    _enter(st, 1, n, me, -1, 1, maximize, best, alpha, beta, idx, nmov, first, bufs, prm,
-           cheap_first)
+    _enter(st[1], work[1], bufs[1], n, me, -1, 1, _key(st[1], min_play1), prm, cheap_first)
     nodes[0] += 1
+    return _search(st, raw, prm, me, bufs, log, nodes, cap, tt, cheap_first, work)
+
+
+@njit(cache=True)
+def _search(st, raw, prm, me, bufs, log, nodes, cap, tt, cheap_first, work):
+    """Depth first from slot 1 (entered): a move goes one slot down unless its value is
+    settled; a slot out of moves goes back up with its value."""
     d = 1
     while True:
-        descended = False
-        while idx[d] < nmov[d]:
-            # pass/take (always first in the buffer) last: they rarely refute anything
-            a = bufs[d, (idx[d] + 1) % nmov[d]]
-            idx[d] += 1
-            if _skip(st[d], prm, a, first[d], min_play[d]):
-                continue
-            raw[d + 1, :] = raw[d, :]
-            m, _ = core.step(st[d + 1], prm, a, bufs[d + 1], log)
-            min_play[d + 1] = _min_play(st[d + 1], prm, a)
-            if st[d + 1].phase == OVER:
-                _update(d, _value(st[d + 1], me), maximize, best, alpha, beta, idx, nmov)
-                continue
-            k = _key(st[d + 1], min_play[d + 1])
-            slot = k & mask
-            if tt_key[slot] == k:
-                f, v = tt_val[slot] // 4, tt_val[slot] % 4 - 1
-                if f == EXACT or (f == LOWER and v >= beta[d]) or (f == UPPER and v <= alpha[d]):
-                    _update(d, v, maximize, best, alpha, beta, idx, nmov)
-                    continue
-            nodes[0] += 1
-            if nodes[0] > cap or d + 2 >= depth:
-                return UNKNOWN
-            keys[d + 1], lo0[d + 1], hi0[d + 1] = k, alpha[d], beta[d]
-            _enter(st, d + 1, m, me, alpha[d], beta[d], maximize, best, alpha, beta, idx,
-                   nmov, first, bufs, prm, cheap_first)
-            d += 1
-            descended = True
-            break
-        if descended:
+        w = work[d]
+        if w.idx >= w.nmov:  # slot d is done: table its value, hand it to the slot above
+            _store(tt[w.key & np.uint64(tt.shape[0] - 1)], w)
+            if d == 1:
+                return w.best
+            d -= 1
+            _update(work[d], w.best)
             continue
-        v = best[d]
-        f = UPPER if v <= lo0[d] else (LOWER if v >= hi0[d] else EXACT)
-        slot = keys[d] & mask
-        tt_key[slot] = keys[d]
-        tt_val[slot] = 4 * f + v + 1
-        if d == 1:
-            return best[1]
-        d -= 1
-        _update(d, best[d + 1], maximize, best, alpha, beta, idx, nmov)
+        # pass/take (always first in the buffer) last: they rarely refute anything
+        a = bufs[d, (w.idx + 1) % w.nmov]
+        w.idx += 1
+        if _skip(st[d], prm, a, w.first, w.min_play):
+            continue
+        raw[d + 1, :] = raw[d, :]
+        m, _ = core.step(st[d + 1], prm, a, bufs[d + 1], log)
+        work[d + 1].min_play = _min_play(st[d + 1], prm, a)
+        v, k = _settled(st[d + 1], me, work[d + 1].min_play, tt, w.alpha, w.beta)
+        if v != UNSETTLED:
+            _update(w, v)
+            continue
+        nodes[0] += 1
+        if nodes[0] > cap or d + 2 >= bufs.shape[0]:
+            return UNKNOWN
+        _enter(st[d + 1], work[d + 1], bufs[d + 1], m, me, w.alpha, w.beta, k, prm,
+               cheap_first)
+        d += 1
 
 
 @njit(cache=True, nogil=True)  # nogil: distillation labels positions in a background thread
-def _solve_root(st, raw, prm, order, me, bufs, log, nodes, cap, values, tt_key, tt_val,
+def _solve_root(st, raw, prm, order, me, bufs, log, nodes, cap, values, tt,
                 cheap_first, full):
     """Value of each root action in ``order`` (slot 0), UNKNOWN where its own budget of
     ``cap`` nodes ran out; stops at the first win or once ``3 * cap`` nodes are spent,
     unless ``full`` (then every action is searched)."""
     b = core.borrowed
     st, raw, prm, order, bufs, log = b(st), b(raw), b(prm), b(order), b(bufs), b(log)
-    nodes, values, tt_key, tt_val = b(nodes), b(values), b(tt_key), b(tt_val)
+    nodes, values, tt = b(nodes), b(values), b(tt)
     spent = 0
-    mask = np.uint64(tt_key.shape[0] - 1)
-    work = np.zeros((WORK_ROWS, bufs.shape[0]), np.int64)
-    keys = np.zeros(bufs.shape[0], np.uint64)
+    mask = np.uint64(tt.shape[0] - 1)
+    work = np.zeros(bufs.shape[0], SLOT_DTYPE)
     for i in range(order.shape[0]):  # a win already proven by an earlier search
         raw[1, :] = raw[0, :]
         core.step(st[1], prm, order[i], bufs[1], log)
@@ -263,8 +285,8 @@ def _solve_root(st, raw, prm, order, me, bufs, log, nodes, cap, values, tt_key, 
             values[i] = _value(st[1], me)
         else:
             k = _key(st[1], _min_play(st[1], prm, order[i]))
-            e = tt_val[k & mask]
-            values[i] = e % 4 - 1 if tt_key[k & mask] == k and e // 4 != UPPER else -2
+            e = tt[k & mask]
+            values[i] = e.val % 4 - 1 if e.key == k and e.val // 4 != UPPER else -2
         if values[i] == 1 and not full:
             return i + 1
     for i in range(order.shape[0]):
@@ -274,7 +296,7 @@ def _solve_root(st, raw, prm, order, me, bufs, log, nodes, cap, values, tt_key, 
         m, _ = core.step(st[1], prm, order[i], bufs[1], log)
         nodes[0] = 0
         v = _alphabeta(st, raw, prm, m, me, _min_play(st[1], prm, order[i]), bufs, log,
-                       nodes, cap, tt_key, tt_val, cheap_first, work, keys)
+                       nodes, cap, tt, cheap_first, work)
         values[i] = v
         spent += nodes[0]
         if not full and (v == 1 or spent > 3 * cap):
@@ -309,13 +331,12 @@ class EndgameSolver:
         self.log = np.zeros((0, 2), np.int32)
         self.deck = deck_mask(rules.deck_size)
         self.nodes = np.zeros(1, np.int64)
-        self.tt_key = np.zeros(1 << TT_BITS, np.uint64)
-        self.tt_val = np.zeros(1 << TT_BITS, np.int64)
+        self.tt = np.zeros(1 << TT_BITS, TT_DTYPE)
 
     def reset(self) -> None:
         """Empty the transposition table (at a new game, so that a decision depends
         only on the game so far, not on earlier games)."""
-        self.tt_key[:] = 0
+        self.tt["key"] = 0
 
     def applies(self, v: ObsView) -> bool:
         """Two players and every card placed: talon empty, or only the face-up trump left."""
@@ -376,8 +397,8 @@ class EndgameSolver:
         self.nodes[0] = 0
         values = np.full(len(order), -2, np.int64)
         done = _solve_root(self.st, self.raw, self.prm, np.asarray(order, np.int64), 0, self.bufs,
-                           self.log, self.nodes, self.max_nodes, values, self.tt_key,
-                           self.tt_val, self.cheap_first, False)
+                           self.log, self.nodes, self.max_nodes, values, self.tt,
+                           self.cheap_first, False)
         known = values[:done] != UNKNOWN
         if not known.any():
             return None
@@ -400,6 +421,6 @@ class EndgameSolver:
         self.nodes[0] = 0
         values = np.full(len(order), -2, np.int64)
         _solve_root(self.st, self.raw, self.prm, np.asarray(order, np.int64), 0, self.bufs,
-                    self.log, self.nodes, max_nodes, values, self.tt_key, self.tt_val,
+                    self.log, self.nodes, max_nodes, values, self.tt,
                     self.cheap_first, True)
         return values
