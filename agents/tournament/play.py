@@ -58,35 +58,7 @@ def play_game(rules: Rules, agents: list, seed: int, match: Match, record: bool 
     rngs = [np.random.default_rng([seed, match.index, s]) for s in range(rules.num_players)]
     for a in agents:
         a.reset()
-    decisions = 0
-    n = rules.num_players
-    moves, think, think_max = [0] * n, [0.0] * n, [0.0] * n
-    while not game.over:
-        seat = game.to_act
-        mask = game.action_mask()
-        obs = game.observe(seat)
-        t0 = time.perf_counter()
-        action = agents[seat].act(obs, mask, rngs[seat])
-        dt = time.perf_counter() - t0
-        moves[seat] += 1
-        think[seat] += dt
-        if agents[seat] in _WARM:
-            think_max[seat] = max(think_max[seat], dt)
-        if not (isinstance(action, int | np.integer) and 0 <= action < mask.size
-                and mask[action]):
-            raise IllegalMoveError(
-                f"agent {agents[seat].name!r} in seat {seat} chose illegal action {action!r} "
-                f"(game {match.index}, deal {match.deal}); legal: {game.legal_moves()}")
-        game.step(int(action))
-        decisions += 1
-        if decisions > MAX_DECISIONS:
-            # Durak has no move limit: deterministic players can pass cards back and forth
-            # for ever once the talon is empty. Such a game is scored as a draw, with a warning.
-            warnings.warn(
-                f"game {match.index} (deal {match.deal}) exceeded {MAX_DECISIONS} decisions "
-                f"and is scored as a draw; agents by seat: {[a.name for a in agents]}",
-                stacklevel=2)
-            break
+    decisions, moves, think, think_max = _play_out(game, agents, rngs, match)
     _WARM.update(agents)
     durak = game.durak if game.durak is not None else -1
     result = GameResult(match.index, match.seats, durak, game.out_order, decisions, None,
@@ -95,6 +67,56 @@ def play_game(rules: Rules, agents: list, seed: int, match: Match, record: bool 
         meta = _record_meta(seed, match, agents, players, result, not game.over)
         result.record = game.to_record(meta)
     return result
+
+
+def _play_out(game: Game, agents: list, rngs: list, match: Match):
+    """Play ``game`` to its end or to the decision cap.
+
+    Returns:
+        The decisions made, and per seat: decisions, seconds in ``act``, and the longest
+        ``act`` of an agent that has played a whole game before (see ``_WARM``).
+    """
+    n = game.rules.num_players
+    moves, think, think_max = [0] * n, [0.0] * n, [0.0] * n
+    decisions = 0
+    while not game.over:
+        seat = game.to_act
+        dt = _play_turn(game, agents[seat], seat, rngs[seat], match)
+        moves[seat] += 1
+        think[seat] += dt
+        if agents[seat] in _WARM:
+            think_max[seat] = max(think_max[seat], dt)
+        decisions += 1
+        if decisions > MAX_DECISIONS:
+            # Durak has no move limit: deterministic players can pass cards back and forth
+            # for ever once the talon is empty. Such a game is scored as a draw, with a warning
+            # (attributed to play_game's caller).
+            warnings.warn(
+                f"game {match.index} (deal {match.deal}) exceeded {MAX_DECISIONS} decisions "
+                f"and is scored as a draw; agents by seat: {[a.name for a in agents]}",
+                stacklevel=3)
+            break
+    return decisions, moves, think, think_max
+
+
+def _play_turn(game: Game, agent, seat: int, rng: np.random.Generator, match: Match) -> float:
+    """Ask ``agent`` (in ``seat``, to act) for its action and play it; returns the seconds
+    it took to choose.
+
+    Raises:
+        IllegalMoveError: the action is not a legal action id (names the agent).
+    """
+    mask = game.action_mask()
+    obs = game.observe(seat)
+    t0 = time.perf_counter()
+    action = agent.act(obs, mask, rng)
+    dt = time.perf_counter() - t0
+    if not (isinstance(action, int | np.integer) and 0 <= action < mask.size and mask[action]):
+        raise IllegalMoveError(
+            f"agent {agent.name!r} in seat {seat} chose illegal action {action!r} "
+            f"(game {match.index}, deal {match.deal}); legal: {game.legal_moves()}")
+    game.step(int(action))
+    return dt
 
 
 def _record_meta(seed: int, match: Match, agents: list, players: list[str] | None,
