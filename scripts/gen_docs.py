@@ -40,7 +40,6 @@ TITLES = {
 # are left out.
 HEADLINE = [
     ("2p_heuristics", "expert", "card_counting"),
-    ("2p_heuristics", "expert", "random"),
     ("2p_ismcts", "ismcts", "expert"),
     ("2p_ppo_searches", "ppo:path=checkpoints/ppo_2p_podkidnoy.pt,endgame_nodes=50000,pimc_talon=3",
      "expert"),
