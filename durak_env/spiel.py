@@ -157,6 +157,7 @@ class DurakState(pyspiel.State):
         self.tokens: list[tuple] = []  # (seen by: seat or _PUBLIC, seat, kind, card, cover)
         self.draws: list[tuple[int, int, int]] = []  # (talon index, seat, move index)
         self.capped = False
+        self.root: Root | None = None  # set for a state rooted at a position
 
     # ------------------------------------------------------------ OpenSpiel API
 
@@ -245,6 +246,8 @@ class DurakState(pyspiel.State):
 
     def face_up(self) -> int:
         """The face-up trump card at the bottom of the talon, -1 if the talon was empty."""
+        if self.root is not None:
+            return self.root.face_up
         n, h = self.rules.num_players, self.rules.hand_size
         return self.deck[-1] if len(self.deck) > n * h else -1
 
@@ -264,7 +267,43 @@ class DurakState(pyspiel.State):
         from .spiel_resample import resample
 
         seed = int(probability_sampler() * 2**62)
-        return resample(self, int(player_id), np.random.default_rng(seed))
+        rng = np.random.default_rng(seed)
+        if self.root is not None:
+            return self.root.resample(self, int(player_id), rng)
+        return resample(self, int(player_id), rng)
+
+
+class Root:
+    """What a state rooted at a position knows of its root (``position_state``)."""
+
+    def __init__(self, sample, player: int, views: list[str], face_up: int):
+        self.sample, self.player, self.views, self.face_up = sample, player, views, face_up
+
+    def resample(self, state: DurakState, player: int, rng) -> DurakState:
+        if player != self.player or state.tokens:
+            raise NotImplementedError(
+                "a state rooted at a position resamples only at the root, for its player")
+        return position_state(state.get_game(), self.sample, rng)
+
+
+def position_state(game: DurakGame, sample, rng: np.random.Generator) -> DurakState:
+    """A state that starts at a position instead of a deal, for searches from one seat's view.
+
+    ``sample(rng)`` returns a full ``core.STATE_DTYPE`` record that the player to act
+    cannot tell from the real position (a determinization of its observation); the
+    state's ``resample_from_infostate`` at the root draws another one. Information
+    states are that player's observation at the root (imperfect recall before it,
+    perfect recall after it), as the project's own ``ismcts`` sees the game.
+    """
+    record = sample(rng)
+    state = DurakState(game)
+    state.game = Game.from_state(game.rules, record)
+    n = game.rules.num_players
+    views = [state.game.observe(p).tobytes().hex() for p in range(n)]
+    r = state.game.state[0]
+    face_up = int(r["trump_card"]) if r["talon_end"] > r["talon_top"] else -1
+    state.root = Root(sample, state.game.to_act, views, face_up)
+    return state
 
 
 def _token_text(t) -> str:
@@ -283,6 +322,9 @@ def _token_text(t) -> str:
 
 def info_state_string(state: DurakState, player: int) -> str:
     """Seat ``player``'s perfect-recall information state as text."""
+    if state.root is not None:
+        return "\n".join([f"p{player} root {state.root.views[player]}"]
+                         + [_token_text(t) for t in state.visible_tokens(player)])
     own = " ".join(format_card(c) for c in state.own_deal(player))
     if state.game is None:
         return f"p{player} dealt [{own}] {len(state.deck)}/{state.rules.deck_size}"
@@ -336,6 +378,9 @@ class InfoStateObserver:
         self.tensor.fill(0)
         v, low = self.dict, self.low
         v["player"][player] = 1
+        if state.root is not None:  # rooted at a position: the moves since the root
+            self._tokens(state, player)
+            return
         for c in state.own_deal(player):
             v["dealt"][c - low] = 1
         if state.game is None:
@@ -344,6 +389,10 @@ class InfoStateObserver:
         v["trump_suit"][suit_of(state.deck[-1])] = 1
         if state.face_up() >= 0:
             v["face_up"][state.face_up() - low] = 1
+        self._tokens(state, player)
+
+    def _tokens(self, state: DurakState, player: int) -> None:
+        v, low = self.dict, self.low
         for i, (_seen, seat, kind, card, cover) in enumerate(state.visible_tokens(player)):
             v["seat"][i, seat], v["kind"][i, kind] = 1, 1
             if card >= 0:

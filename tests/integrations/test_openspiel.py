@@ -101,3 +101,50 @@ def test_openspiel_ismcts_bot_plays():
         else:
             state.apply_action(int(rng.choice(state.legal_actions())))
     assert moves > 0
+
+
+def test_openspiel_ismcts_agent_plays_whole_games():
+    """The tournament agent: OpenSpiel's IS-MCTS from determinizations of its observation."""
+    from agents import make_agent
+
+    rules = Rules()
+    agent = make_agent("openspiel_ismcts:simulations=4,seed=0", rules)
+    rng = np.random.default_rng(0)
+    for seed in range(2):
+        game, searched = Game.new(rules, seed=seed), 0
+        agent.reset()
+        while not game.over:
+            if game.to_act == 0:
+                action = agent.act(game.observe(0), game.action_mask(), rng)
+                searched += 1
+            else:
+                action = int(rng.choice(game.legal_actions()))
+            assert action in game.legal_actions()
+            game.step(action)
+        assert searched > 0
+
+
+def test_position_state_resamples_its_root():
+    from agents.determinize import determinize_at, view_array
+    from agents.view import fast_decode
+    from durak_env import core
+
+    rules = Rules()
+    game = Game.new(rules, seed=5)
+    view = view_array(fast_decode(game.observe(game.to_act), rules))
+    st, prm, cards = core.new_state(1), core.kernel_params(rules), np.zeros(52, np.int64)
+
+    def sample(rng):
+        st["rng"][0] = np.uint64(int(rng.integers(0, 2**63)))
+        assert determinize_at(st, 0, prm, view, cards)
+        return st[0].copy()
+
+    root = ds.position_state(ds.load_game(rules), sample, np.random.default_rng(0))
+    player = root.current_player()
+    np.testing.assert_array_equal(root.game.observe(player), game.observe(game.to_act))
+    other = root.resample_from_infostate(player, np.random.default_rng(1).random)
+    assert other.information_state_string(player) == root.information_state_string(player)
+    assert other.legal_actions() == root.legal_actions() == sorted(game.legal_actions())
+    child = root.child(root.legal_actions()[0])
+    with pytest.raises(Exception, match="only at the root"):
+        child.resample_from_infostate(player, np.random.default_rng(2).random)
