@@ -63,9 +63,13 @@ class OpenSpielISMCTSAgent(Agent):
                  time_per_move: float | None = None, uct_c: float = 2.0, rollouts: int = 1,
                  seed: int | None = None):
         super().__init__(rules)
-        from open_spiel.python.algorithms import mcts
+        try:
+            from open_spiel.python.algorithms import mcts
 
-        from durak_env import spiel
+            from durak_env import spiel
+        except ImportError as e:
+            raise ValueError('agent openspiel_ismcts needs OpenSpiel: pip install -e '
+                             '".[openspiel]"') from e
 
         self.spiel, self.game = spiel, spiel.load_game(rules)
         self.simulations, self.uct_c, self.rollouts = int(simulations), float(uct_c), int(rollouts)
