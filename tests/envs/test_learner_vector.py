@@ -104,7 +104,6 @@ def test_next_step_autoreset_and_safe_terminal_masks():
     for _ in range(200):
         # every mask, also on the terminal step, has something to sample (issue 21, point 4)
         assert (info["action_mask"].sum(1) >= 1).all()
-        before_over = envs.action_masks()
         obs, rew, term, _, info = envs.step(sample(envs, info))
         if term.any():
             ended += int(term.sum())
@@ -115,7 +114,6 @@ def test_next_step_autoreset_and_safe_terminal_masks():
             obs, rew, term, _, info = envs.step(sample(envs, info))  # the autoreset step
             assert (rew[done] == 0).all() and not term[done].any()
             assert (info["action_mask"][done].sum(1) >= 2).all()
-        del before_over
     assert ended > 0
 
 
