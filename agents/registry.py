@@ -25,6 +25,8 @@ REGISTRY: dict[str, str] = {
     "expert": "agents.heuristics:ExpertAgent",
     "expert_rules": "agents.heuristics:ExpertRulesAgent",
     "ismcts": "agents.ismcts:ISMCTSAgent",
+    # needs the openspiel extra (pip install -e ".[openspiel]")
+    "openspiel_ismcts": "agents.openspiel_ismcts:OpenSpielISMCTSAgent",
     "ppo": "agents.ppo:PPOAgent",
 }
 # Agents whose spec after the colon is one positional value, e.g. ``ppo:runs/x/ckpt.pt``.

@@ -52,7 +52,7 @@ class HeuristicPlayer:
         from .registry import make_agent
 
         self.spec, self.rules, self.make = spec, rules, make_agent
-        self.agents: dict[int, object] = {}
+        self.agents: dict[int, object] = {0: make_agent(spec, rules)}  # a bad spec fails here
 
     def new_games(self, envs: np.ndarray) -> None:
         for e in envs:

@@ -5,6 +5,7 @@ from .aec import env, raw_env
 from .game import Game
 from .gym_env import DurakEnv, RandomAgent
 from .observation import ObsView, decode, observation_layout, observation_size
+from .parallel import parallel_env
 from .render import render_text
 from .rules import Rules
 from .vector import VectorEnv
@@ -22,6 +23,7 @@ __all__ = [
     "env",
     "observation_layout",
     "observation_size",
+    "parallel_env",
     "raw_env",
     "render_text",
 ]

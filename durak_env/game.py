@@ -86,6 +86,16 @@ class Game:
         game._settle()
         return game
 
+    @classmethod
+    def from_state(cls, rules: Rules, record) -> Game:
+        """A game going on from a full position, a ``core.STATE_DTYPE`` record (a search's
+        determinization, for instance); forced moves from there are applied. The history
+        starts at that position and ``deal_record`` is None."""
+        game = cls(rules)
+        game._st[0] = record
+        game._settle()
+        return game
+
     def _record_deal(self):
         self.deal_record = {
             "hands": self.hands,

@@ -15,7 +15,12 @@ while not done:
 
 Observations and actions are those of the PettingZoo env (``durak_env.aec``),
 from the learner's seat. ``info["action_mask"]`` (int8) and ``action_masks()``
-(bool, the convention of maskable-PPO libraries) give the legal actions. The
+(bool, the convention of maskable-PPO libraries) give the legal actions. Once the
+episode is over (the terminal step, and an illegal action that ends it) there are
+no legal actions, yet a vector env's autoreset step still asks for an action, which it
+ignores: there the mask is ``autoreset_mask``, a single 1 at ``pass`` (id 0), so
+that a masked sampler (``action_space.sample(mask)``, MaskablePPO) always has
+something to draw; test ``terminated or truncated``, not the mask, for the end. The
 reward is the learner's final reward (docs/rules.md section 6) on the step that ends
 the game, else 0. Opponents are objects with ``act(observation, action_mask, rng)
 -> int`` and ``reset()`` (the agents' interface); by default ``RandomAgent``.
@@ -36,7 +41,7 @@ import numpy as np
 from gymnasium import spaces
 
 from . import batch as bt
-from .actions import IllegalMoveError
+from .actions import PASS, IllegalMoveError
 from .batch import check_render_mode, rules_from_kwargs
 from .checks import check_number, check_seed
 from .rules import Rules
@@ -45,6 +50,14 @@ from .vector import observation_space
 
 ENV_ID = "Durak-v0"
 _MAX_DEALS = 1000
+
+
+def autoreset_mask(num_actions: int) -> np.ndarray:
+    """The mask given once an episode is over: ``pass`` (id 0) alone, so that sampling
+    from it for the (ignored) autoreset action never fails on an all-zero mask."""
+    mask = np.zeros(num_actions, np.int8)
+    mask[PASS] = 1
+    return mask
 
 
 class RandomAgent:
@@ -168,14 +181,15 @@ class DurakEnv(SingleGameEnv, gymnasium.Env):
         if self.illegal_action == "raise":
             raise IllegalMoveError(self._illegal_message(a, f"seat {self.seat}"))
         self._done = True
-        info = {"action_mask": np.zeros(self.layout.n, np.int8), "illegal_action": True}
+        info = {"action_mask": autoreset_mask(self.layout.n), "illegal_action": True}
         return self._obs.copy(), self.illegal_reward, True, False, info
 
     def action_masks(self) -> np.ndarray:
-        """Legal actions of the learner as a bool array (all False once the game is over,
-        or after a failed step)."""
+        """Legal actions of the learner as a bool array (``autoreset_mask`` once the episode
+        is over or its last step failed: a sampler never finds an empty mask, and ``step``
+        refuses until ``reset``)."""
         if self._done:
-            return np.zeros(self.layout.n, bool)
+            return autoreset_mask(self.layout.n).astype(bool)
         return self._mask.astype(bool)
 
     def _warn_no_render_mode(self) -> None:
@@ -202,14 +216,17 @@ class DurakEnv(SingleGameEnv, gymnasium.Env):
         return self._b.observe(0, self.seat)
 
     def _info(self) -> dict:
-        mask = self._mask if self._n_legal else np.zeros(self.layout.n, np.int8)
-        return {"action_mask": mask.copy(), "seat": self.seat}
+        mask = self._mask.copy() if self._n_legal else autoreset_mask(self.layout.n)
+        return {"action_mask": mask, "seat": self.seat}
 
 
 def register() -> None:
-    """Register ``Durak-v0`` with Gymnasium (idempotent)."""
+    """Register ``Durak-v0`` with Gymnasium (idempotent); ``gym.make_vec("Durak-v0", ...)``
+    builds the numba-batched ``learner_vector.DurakVectorEnv`` (``vectorization_mode="sync"``
+    gives Gymnasium's ``SyncVectorEnv`` of ``DurakEnv`` instead)."""
     if ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=ENV_ID, entry_point="durak_env.gym_env:DurakEnv")
+        gymnasium.register(id=ENV_ID, entry_point="durak_env.gym_env:DurakEnv",
+                           vector_entry_point="durak_env.learner_vector:DurakVectorEnv")
 
 
 register()

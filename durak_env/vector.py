@@ -1,5 +1,10 @@
 """``VectorEnv``: many games stepped together in one multithreaded numba call.
 
+This is the multi-seat batch for self-play trainers (one action per game for whichever
+seat is to act, rewards per seat), not a single-agent Gymnasium vector env: for that,
+with Gymnasium's vector wrappers, use ``gym.make_vec("Durak-v0", ...)``
+(``learner_vector.DurakVectorEnv``).
+
 Each entry of the batch is one game, seen from the seat asked to act: ``step``
 takes one action per game (for whichever seat is to act there) and returns that
 game's next decision. It is a thin layer over ``batch.py``: legality, forced

@@ -9,6 +9,7 @@ import pytest
 import durak_env
 from durak_env import DurakEnv, IllegalMoveError, RandomAgent, Rules, VectorEnv
 from durak_env.cards import deck_mask, format_mask
+from durak_env.gym_env import autoreset_mask
 
 DECK = format_mask(deck_mask(36))
 SEAT_OUT = {"hands": [[], DECK[:6], DECK[6:12]], "discard": DECK[12:], "trump": "S"}
@@ -148,7 +149,8 @@ def test_gym_env_refuses_steps_after_an_opponent_raised():
     with pytest.raises(RuntimeError, match="call reset"):
         env.step(int(np.flatnonzero(info["action_mask"])[0]))
     assert (env.unwrapped._b.st == before).all()  # the learner's action was not played
-    assert env.action_masks().sum() == 0  # no legal action is advertised either
+    # no game move is advertised: only the autoreset mask, which a sampler can draw from
+    assert (env.action_masks() == autoreset_mask(env.unwrapped.layout.n).astype(bool)).all()
     opp.fail_at = 0
     env.reset(seed=1)  # and a reset makes it usable again
     env.step(int(np.flatnonzero(env.action_masks())[0]))
