@@ -257,7 +257,25 @@ def _card_facts(name: str, data: dict) -> list[str]:
                     f"torch {m['torch']}, numba {m['numba']}, Python {m['python']} |")
     rows.append(f"| curves | `checkpoints/{name}_curves.png`, time to strength: "
                 f"`checkpoints/{name}_strength.png` (from `{name}_evals.jsonl`) |")
+    prov = data.get("provenance")
+    if prov:
+        cmds = "; then ".join(f"`{c}`" for c in prov["commands"]) or "not recorded"
+        rows.append(f"| trained by | {cmds} (shipped at commit `{prov['commit']}`) |")
     return ["| | |", "|---|---|", *rows]
+
+
+def strength_section(name: str = "ppo_2p_podkidnoy") -> str:
+    """The time-to-strength table of a shipped checkpoint's committed evaluations."""
+    from agents.strength import table
+
+    path = ROOT / "checkpoints" / f"{name}_evals.jsonl"
+    if not path.is_file():
+        return f"No evaluations committed yet (`checkpoints/{name}_evals.jsonl`)."
+    evals = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return (table([e for e in evals if e.get("detail")], ["random", "expert_rules", "expert"])
+            + "\n\nWin rates of the greedy policy alone (games in brackets; `expert` plays "
+              "the same deals at every evaluation); minutes of training, imitation "
+              "included, evaluations not.")
 
 
 def model_cards(results: dict[str, dict]) -> str:
@@ -497,7 +515,8 @@ CARD_LINKS = {"../docs/": "", "ppo_2p_podkidnoy_curves.png": "ppo_2p_podkidnoy_c
 
 
 GENERATED = ("README.md", "checkpoints/README.md", "docs/agents.md", "docs/benchmarks.md",
-             "docs/checkpoints.md", "docs/environments.md", "docs/index.md", "docs/results.md")
+             "docs/checkpoints.md", "docs/environments.md", "docs/index.md", "docs/results.md",
+             "docs/training.md")
 
 
 def outputs() -> dict[Path, str]:
@@ -514,6 +533,9 @@ def outputs() -> dict[Path, str]:
     bench_page = ROOT / "docs" / "benchmarks.md"
     out[bench_page] = fill_blocks(bench_page.read_text(), {"bench": bench_section()},
                                   "docs/benchmarks.md")
+    train_page = ROOT / "docs" / "training.md"
+    out[train_page] = fill_blocks(train_page.read_text(), {"strength": strength_section()},
+                                  "docs/training.md")
     env_page = ROOT / "docs" / "environments.md"
     out[env_page] = fill_blocks(env_page.read_text(),
                                 {"sizes": sizes_table(), "aec": aec_reference()},

@@ -35,11 +35,21 @@ def machine() -> dict:
             "python": platform.python_version(), "platform": platform.platform()}
 
 
+def _commit() -> str:
+    import subprocess
+
+    out = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT,
+                         capture_output=True, text=True)
+    return out.stdout.strip() or "unknown"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("run", help="training run directory")
     ap.add_argument("name", help="checkpoint name, e.g. ppo_2p_podkidnoy")
     ap.add_argument("--latest", action="store_true", help="ship latest.pt instead of final.pt")
+    ap.add_argument("--command", action="append", default=[], metavar="CMD",
+                    help="a command that trained the run, in order (repeat for --resume steps)")
     args = ap.parse_args(argv)
     import torch
 
@@ -57,6 +67,7 @@ def main(argv=None) -> int:
         rep = json.loads((run / "imitation.json").read_text())
         data["imitation"] = {k: v for k, v in rep.items() if k != "history"}
     data["machine"] = machine()
+    data["provenance"] = {"commands": args.command, "commit": _commit()}
     out = ROOT / "checkpoints"
     tmp = out / f"{args.name}.pt.tmp"
     torch.save(data, tmp)
@@ -65,6 +76,8 @@ def main(argv=None) -> int:
     shutil.copy(run / "evals.jsonl", out / f"{args.name}_evals.jsonl")
     strength([str(run), "--out", str(out / f"{args.name}_strength.png")])
     plot_run(run, out / f"{args.name}_curves.png")
+    for png in ("strength", "curves"):  # the docs site shows them on the training page
+        shutil.copy(out / f"{args.name}_{png}.png", ROOT / "docs" / f"{args.name}_{png}.png")
     print(f"shipped {src} as checkpoints/{args.name}.pt; now run python scripts/gen_docs.py")
     return 0
 
