@@ -27,7 +27,8 @@ MAXP = core.MAX_PLAYERS
 # Scalar fields of the int64 view array (card sets are masks in the low 52 bits).
 (V_HAND, V_UNCOV, V_COV, V_COVERING, V_DISCARD, V_TALON, V_TRUMP, V_TCARD, V_ATT, V_DEF,
  V_TOACT, V_OPENER, V_PHASE, V_TAKE, V_NATT, V_LIMIT, V_PASSES) = range(17)
-# Per relative seat r: V_KNOWN + r, V_HSIZE + r, V_INGAME + r, V_SHOWN + r.
+# Per relative seat r: V_KNOWN + r (r = 0: the observer's own cards every other seat
+# knows), V_HSIZE + r, V_INGAME + r, V_SHOWN + r.
 V_KNOWN = 17
 V_HSIZE = V_KNOWN + MAXP
 V_INGAME = V_HSIZE + MAXP
@@ -46,6 +47,7 @@ def view_array(v) -> np.ndarray:
     out[V_LIMIT], out[V_PASSES] = v.limit, v.passes
     n = len(v.hand_size)
     out[V_KNOWN : V_KNOWN + n] = v.known
+    out[V_KNOWN] = v.own_known  # the observer's known[0] is always empty: its slot holds these
     out[V_HSIZE : V_HSIZE + n] = v.hand_size
     out[V_INGAME : V_INGAME + n] = [int(x) for x in v.in_game]
     out[V_SHOWN : V_SHOWN + n] = [int(x) for x in v.shown]
@@ -152,7 +154,7 @@ def _set_roles(r, prm, view):
     for p in range(MAXP):
         r.in_game[p] = view[V_INGAME + p] if p < n else 0
         r.shown[p] = view[V_SHOWN + p] if p < n else 0
-        r.known[p] = np.uint64(view[V_KNOWN + p]) if p > 0 else ZERO
+        r.known[p] = np.uint64(view[V_KNOWN + p])  # seat 0: its own cards the others know
         r.out_order[p] = -1
     for p in range(n):
         if not r.in_game[p]:
