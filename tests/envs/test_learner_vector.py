@@ -74,7 +74,7 @@ def test_agrees_with_the_game_api_move_for_move(rules):
     games = [Game.from_deal(rules, **envs.batch.deal_record(g)) for g in range(4)]
     seats = info["seat"].copy()
     checked = 0
-    for _ in range(150):
+    for _ in range(300):
         for g, game in enumerate(games):
             while game.to_act != seats[g]:  # the opponents' moves, as the env made them
                 game.step(pick_one(game))
