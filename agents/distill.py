@@ -20,10 +20,9 @@ import numpy as np
 import torch
 
 from durak_env import Rules
+from durak_env.batch import legal_width
 
 from .teacher import SearchConfig, SearchLabeler
-
-WIDTH = 64  # legal-list width stored in the buffer (more than any position has)
 
 
 @dataclass
@@ -51,7 +50,7 @@ class Distiller:
         self.labeler = SearchLabeler(rules, search, seed)
         n = cfg.buffer_size
         self.obs = np.zeros((n, obs_size), np.float32)
-        self.ids = np.zeros((n, WIDTH), np.int64)
+        self.ids = np.zeros((n, legal_width(rules)), np.int64)  # no legal list is wider
         self.counts = np.ones(n, np.int64)
         self.label = np.zeros(n, np.int64)
         self.size, self.head, self.labelled = 0, 0, 0
@@ -95,7 +94,7 @@ class Distiller:
             self.agree.append(float(np.mean(greedy == label)))
         for i in range(len(label)):
             h = self.head
-            w = min(ids.shape[1], WIDTH)
+            w = ids.shape[1]
             self.obs[h] = obs[i]
             self.ids[h] = 0
             self.ids[h, :w] = ids[i, :w]

@@ -18,6 +18,7 @@ import torch
 from torch import nn
 
 from durak_env import Rules
+from durak_env.batch import legal_width
 from durak_env.vector import VectorEnv
 
 from .ppo import PPONet, legal_lists, legal_valid
@@ -82,6 +83,7 @@ def generate_positions(rules: Rules, n: int, cfg: ImitationConfig, labeler: Sear
     store: dict[str, list] = {k: [] for k in ("obs", "state", "ids", "counts", "label",
                                               "searched", "seat", "env", "game")}
     game_no = np.zeros(b, np.int64)
+    width = legal_width(rules)
     decisions = np.zeros(b, np.int64)  # stored decisions of each env's current game
     outcome: dict[tuple[int, int], np.ndarray] = {}
     done = 0
@@ -97,7 +99,7 @@ def generate_positions(rules: Rules, n: int, cfg: ImitationConfig, labeler: Sear
             hit = found >= 0
             label[cand[hit]], searched[cand[hit]] = found[hit], True
         _store(store, obs, venv.state() if with_state else None, ids, counts, label, searched,
-               to_act, game_no)
+               to_act, game_no, width)
         decisions += 1
         play = label.copy()
         wild = rng.random(b) < cfg.explore
@@ -113,10 +115,10 @@ def generate_positions(rules: Rules, n: int, cfg: ImitationConfig, labeler: Sear
     return _finish(store, outcome, b)
 
 
-def _store(store, obs, state, ids, counts, label, searched, to_act, game_no):
+def _store(store, obs, state, ids, counts, label, searched, to_act, game_no, width):
     b = len(label)
     w = ids.shape[1]
-    pad = np.zeros((b, 64), np.int16)
+    pad = np.zeros((b, width), np.int16)  # width: legal_width, no legal list is wider
     pad[:, :w] = ids
     pos = np.argmax(ids == label[:, None], axis=1)
     store["obs"].append(obs.copy())
