@@ -369,6 +369,22 @@ def bench_section() -> str:
     return "\n".join(parts)
 
 
+def train_sps_section() -> str:
+    """docs/training.md's table of SPS with and without distillation, from
+    docs/results/train_sps.json (``python scripts/bench_train.py``)."""
+    path = RESULTS / "train_sps.json"
+    if not path.exists():
+        return "No `docs/results/train_sps.json` is committed yet."
+    data = json.loads(path.read_text())
+    note = f" ({data['note']})" if data.get("note") else ""
+    rows = [f"```bash\n{data['command']}\n```\n",
+            f"Commit `{data['commit']}`, {data['date']}{note}.\n",
+            "| variant | SPS (median) | steps | seconds | time split |", "|---|---|---|---|---|"]
+    rows += [f"| {name} | {_num(r['sps_median'])} | {_num(r['steps'])} | {r['seconds']} | "
+             f"{r['time_split']} |" for name, r in data["result"].items()]
+    return "\n".join(rows)
+
+
 # ---------------------------------------------------------------- agents page
 
 
@@ -534,7 +550,8 @@ def outputs() -> dict[Path, str]:
     out[bench_page] = fill_blocks(bench_page.read_text(), {"bench": bench_section()},
                                   "docs/benchmarks.md")
     train_page = ROOT / "docs" / "training.md"
-    out[train_page] = fill_blocks(train_page.read_text(), {"strength": strength_section()},
+    out[train_page] = fill_blocks(train_page.read_text(), {"strength": strength_section(),
+                                                     "train_sps": train_sps_section()},
                                   "docs/training.md")
     env_page = ROOT / "docs" / "environments.md"
     out[env_page] = fill_blocks(env_page.read_text(),
