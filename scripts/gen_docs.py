@@ -264,18 +264,26 @@ def _card_facts(name: str, data: dict) -> list[str]:
     return ["| | |", "|---|---|", *rows]
 
 
-def strength_section(name: str = "ppo_2p_podkidnoy") -> str:
-    """The time-to-strength table of a shipped checkpoint's committed evaluations."""
+def strength_section() -> str:
+    """The time-to-strength table of every shipped checkpoint with committed evaluations."""
     from agents.strength import table
 
-    path = ROOT / "checkpoints" / f"{name}_evals.jsonl"
-    if not path.is_file():
-        return f"No evaluations committed yet (`checkpoints/{name}_evals.jsonl`)."
-    evals = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    return (table([e for e in evals if e.get("detail")], ["random", "expert_rules", "expert"])
-            + "\n\nWin rates of the greedy policy alone (games in brackets; `expert` plays "
-              "the same deals at every evaluation); minutes of training, imitation "
-              "included, evaluations not.")
+    parts = []
+    for name in CHECKPOINTS:
+        path = ROOT / "checkpoints" / f"{name}_evals.jsonl"
+        if not path.is_file():
+            continue
+        evals = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        parts += [f"`{name}` (`checkpoints/{name}_evals.jsonl`):\n",
+                  table([e for e in evals if e.get("detail")],
+                        ["random", "expert_rules", "expert"]) + "\n"]
+    if not parts:
+        return "No evaluations committed yet (`checkpoints/NAME_evals.jsonl`)."
+    return "\n".join(parts) + (
+        "\nWin rates of the greedy policy alone (games in brackets; `expert` plays the same "
+        "deals at every evaluation; with 3 and 4 players, a win is not being the durak, "
+        "against the opponent in every other seat); minutes of training, imitation "
+        "included, evaluations not.")
 
 
 def model_cards(results: dict[str, dict]) -> str:
