@@ -36,6 +36,8 @@ TITLES = {
     "2p_openspiel_ismcts": "Two players: OpenSpiel's IS-MCTS against ismcts, 0.25 s a move each",
     "2p_perevodnoy_heuristics": "Two players, perevodnoy: the heuristics",
     "4p_heuristics": "Four players: the heuristics",
+    "3p_ppo": "Three players: the PPO policy alone among the heuristics",
+    "4p_ppo": "Four players: the PPO policy alone among the heuristics",
 }
 # The README's headline rows: (result set, agent, opponent); rows whose file is missing
 # are left out.
