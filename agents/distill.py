@@ -39,6 +39,10 @@ class DistillConfig:
     """Labelled positions per PPO minibatch."""
     background: bool = True
     """Label in a background thread while training goes on (False: label in line)."""
+    prefer: str = "chosen"
+    """Which equally good move becomes the label: ``chosen`` (the move the learner played,
+    tried first by the search) or ``greedy`` (its most likely move, so that a greedy
+    policy whose move is already best is never pushed toward another best move)."""
 
 
 class Distiller:
@@ -71,15 +75,16 @@ class Distiller:
         if not len(rows):
             return
         rows = rng.permutation(rows)[: self.cfg.labels_per_update]
-        job = (obs[rows].copy(), ids[rows].copy(), counts[rows].copy(), chosen[rows].copy(),
+        first = greedy if self.cfg.prefer == "greedy" else chosen
+        job = (obs[rows].copy(), ids[rows].copy(), counts[rows].copy(), first[rows].copy(),
                greedy[rows].copy())
         if self._pool is None:
             self._add(*self._label(*job))
         else:
             self._job = self._pool.submit(self._label, *job)
 
-    def _label(self, obs, ids, counts, chosen, greedy):
-        found = self.labeler.label_rows(obs, ids, counts, chosen, np.arange(len(obs)))
+    def _label(self, obs, ids, counts, first, greedy):
+        found = self.labeler.label_rows(obs, ids, counts, first, np.arange(len(obs)))
         ok = found >= 0
         return obs[ok], ids[ok], counts[ok], found[ok], greedy[ok]
 

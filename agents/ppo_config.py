@@ -310,6 +310,8 @@ def _check_stages(cfg: TrainConfig):
                     ("ppo.kl_coef", p.kl_coef)]:
         if v < 0:
             raise ConfigError(f"{name} must be >= 0, got {v}")
+    if d.prefer not in ("chosen", "greedy"):
+        raise ConfigError(f"distill.prefer must be 'chosen' or 'greedy', got {d.prefer!r}")
     if p.kl_coef > 0 and im.positions == 0:
         raise ConfigError("ppo.kl_coef pulls toward the cloned policy: set imitation.positions")
 

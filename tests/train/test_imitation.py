@@ -155,3 +155,39 @@ def test_train_runs_imitation_kl_and_distillation_then_resumes(tmp_path):
     assert strength.returncode == 0, strength.stderr
     assert "| update | steps | minutes |" in strength.stdout
     assert (run / "strength.png").is_file()
+
+
+def test_distillation_prefer_greedy_labels_a_best_greedy_move_as_itself():
+    """With ``prefer: greedy`` the search tries the learner's most likely move first, so
+    wherever that move is as good as any, it is the label (ties never pull the policy
+    toward the move it happened to sample)."""
+    rules = Rules()
+    venv = VectorEnv(rules, 64, seed=5, num_threads=1)
+    obs, info = venv.reset()
+    runs = {}
+    for prefer in ("chosen", "greedy"):
+        dist = Distiller(rules, SMALL_SEARCH,
+                         DistillConfig(coef=1.0, labels_per_update=16, buffer_size=2000,
+                                       background=False, prefer=prefer),
+                         obs.shape[1], seed=0)
+        runs[prefer] = dist
+    for _ in range(100):
+        ids, counts = legal_lists(info["action_mask"])
+        greedy = ids[:, 0]  # "most likely": the first listed move
+        chosen = ids[np.arange(len(ids)), counts - 1]  # "played": the last listed move
+        for dist in runs.values():
+            dist.submit(obs, ids, counts, chosen, greedy, np.random.default_rng(1))
+        obs, _, _, _, info = venv.step(venv.random_actions())
+    g, c = runs["greedy"], runs["chosen"]
+    assert g.size > 20 and g.size == c.size
+    # the same positions, labelled; greedy-first labels pick list position 0 more often
+    assert (g.label[: g.size] == 0).mean() > (c.label[: c.size] == 0).mean()
+    assert (c.label[: c.size] == c.counts[: c.size] - 1).mean() > (
+        g.label[: g.size] == g.counts[: g.size] - 1).mean()
+
+
+def test_distill_prefer_is_validated():
+    from agents.ppo_config import ConfigError, load_config
+
+    with pytest.raises(ConfigError, match="distill.prefer"):
+        load_config("configs/ppo_2p_podkidnoy.yaml", ["distill.prefer=best"])
