@@ -30,7 +30,7 @@ import torch  # noqa: E402
 from agents.endgame import UNKNOWN, EndgameSolver  # noqa: E402
 from agents.ppo import legal_lists, legal_valid, load_checkpoint  # noqa: E402
 from agents.selfplay import RandomPlayer, make_player  # noqa: E402
-from agents.stats import wilson  # noqa: E402
+from agents.stats import MAX_DECISIONS, wilson  # noqa: E402
 from agents.view import fast_decode  # noqa: E402
 from durak_env.vector import VectorEnv  # noqa: E402
 
@@ -55,7 +55,9 @@ def audit(path: str, opponent: str = "expert_rules", games: int = 2000, seed: in
     counts_by = {"decisions": 0, "choices": 0, "unsolved": 0, "blunders": 0,
                  "win_to_loss": 0}
     bar = _bar(games, progress)
-    while not finished.all():
+    for _ in range(MAX_DECISIONS):  # a game past it is stopped (not counted as won)
+        if finished.all():
+            break
         ids, counts = legal_lists(mask)
         mine = (to_act == seat) & ~finished
         actions = RandomPlayer().act(None, None, ids, counts, None, rng)

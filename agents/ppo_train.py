@@ -45,7 +45,7 @@ from .ppo_update import (  # noqa: E402
 )
 from .rollout import Arena, Rollout, RolloutStats, collect_rollout  # noqa: E402
 from .selfplay import Pool, RandomPlayer, SnapshotPlayer, make_player  # noqa: E402
-from .stats import wilson  # noqa: E402
+from .stats import MAX_DECISIONS, wilson  # noqa: E402
 
 # ---------------------------------------------------------------- evaluation
 
@@ -53,7 +53,12 @@ from .stats import wilson  # noqa: E402
 @torch.inference_mode()
 def evaluate(net: PPONet, rules: Rules, spec: str, games: int, seed: int = 12345,
              greedy: bool = True, num_threads: int | None = None) -> dict:
-    """Play ``games`` games (one per env, the learner's seat alternating) against ``spec``."""
+    """Play ``games`` games (one per env, the learner's seat alternating) against ``spec``.
+
+    A game still running after ``MAX_DECISIONS`` decisions (deterministic players can
+    cycle forever with more than two seats) is stopped and counted as a draw, as the
+    tournament does; ``unfinished`` counts them.
+    """
     venv = VectorEnv(rules, games, seed=seed, num_threads=num_threads, copy=False)
     obs, info = venv.reset(seed=seed)
     mask, to_act = info["action_mask"], info["to_act"]
@@ -61,7 +66,9 @@ def evaluate(net: PPONet, rules: Rules, spec: str, games: int, seed: int = 12345
     result = np.zeros(games)
     finished = np.zeros(games, np.bool_)
     opp, rng = make_player(spec, rules, venv), np.random.default_rng(seed)
-    while not finished.all():
+    for _ in range(MAX_DECISIONS):
+        if finished.all():
+            break
         ids, counts = legal_lists(mask)
         mine = to_act == seat
         actions = RandomPlayer().act(None, None, ids, counts, None, rng)
@@ -82,7 +89,8 @@ def evaluate(net: PPONet, rules: Rules, spec: str, games: int, seed: int = 12345
     wins, losses = int((result > 0).sum()), int((result < 0).sum())
     lo, hi = wilson(wins, games)
     return {"opponent": spec, "games": games, "wins": wins, "losses": losses,
-            "draws": games - wins - losses, "winrate": wins / games, "ci95": [lo, hi]}
+            "draws": games - wins - losses, "unfinished": int((~finished).sum()),
+            "winrate": wins / games, "ci95": [lo, hi]}
 
 
 # ---------------------------------------------------------------- the training loop

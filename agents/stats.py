@@ -8,6 +8,10 @@ import numpy as np
 
 ELO_PER_NAT = 400.0 / math.log(10.0)
 Z95 = 1.959963984540054
+# A game that has asked for more decisions than this is stopped and scored a draw: with
+# more than two players, deterministic players can repeat a cycle of bouts forever (the
+# rules have no move limit). Tournaments and evaluations during training both use it.
+MAX_DECISIONS = 5_000
 
 
 def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:

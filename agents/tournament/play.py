@@ -19,6 +19,7 @@ import numpy as np
 from durak_env import Game, IllegalMoveError, Rules
 
 from ..registry import make_agent
+from ..stats import MAX_DECISIONS
 from .scheduling import Match, deal_seed, schedule
 
 
@@ -35,7 +36,6 @@ class GameResult:
     think_max_s: tuple[float, ...] = ()  # per seat: the longest act (see _WARM)
 
 
-MAX_DECISIONS = 5_000
 # Agent objects that have played a whole game in this process. Numba loads (or, after a
 # source change, compiles) each kernel at its first call, which can take seconds and falls
 # anywhere in an agent's first game (the end-game search runs only at its end), so that
