@@ -109,17 +109,25 @@ class Trainer:
         if resume:
             self._resume()
         self.rng = np.random.default_rng([cfg.seed, self.update])
-        self.arena = Arena(cfg, (cfg.seed + 7919 * self.update) % 2**64)  # a seed stays a seed
         steps = cfg.ppo.num_steps * cfg.env.num_envs
         self.num_updates = max(1, math.ceil(cfg.ppo.total_timesteps / steps))
-        venv = self.arena.venv
+        self.actors = None  # the Ray actors that collect the rollouts (ray.actors > 0)
+        if cfg.ray.actors:
+            from .ray_rollout import RayRollouts
+
+            self.arena, venv = None, VectorEnv(cfg.rules, 1)  # the spaces only
+            self.actors = RayRollouts(cfg, self.update)
+        else:
+            self.arena = Arena(cfg, (cfg.seed + 7919 * self.update) % 2**64)  # a seed stays one
+            venv = self.arena.venv
         state_size = venv.single_state_space.shape[0] if self.net.global_critic else None
         self.ro = Rollout(cfg.ppo.num_steps, cfg.env.num_envs,
                           venv.single_observation_space.shape[0], state_size=state_size)
+        local = self.actors is None
         self.snap_nets = [PPONet(cfg.rules, cfg.network)
-                          for _ in range(cfg.selfplay.active_snapshots)]
-        self.heuristics = [make_player(s, cfg.rules, self.arena.venv)
-                           for s in cfg.selfplay.heuristics]
+                          for _ in range(cfg.selfplay.active_snapshots * local)]
+        self.heuristics = [make_player(s, cfg.rules, venv)
+                           for s in cfg.selfplay.heuristics * local]
         self.distiller = Distiller(cfg.rules, cfg.search, cfg.distill, self.ro.obs.shape[-1],
                                    cfg.seed)
 
@@ -185,14 +193,32 @@ class Trainer:
         self.pool = Pool(**data["pool"])
         self.history = data.get("history", [])
 
+    def _picks(self) -> list[int]:
+        """The pool snapshots this rollout's opponents play."""
+        if self.pool.states and self.cfg.selfplay.pool_share > 0:
+            n, how = self.cfg.selfplay.active_snapshots, self.cfg.selfplay.pool_sampling
+            return [int(i) for i in self.pool.sample(n, how, self.rng)]
+        return []
+
     def _players(self) -> list:
         snaps = []
-        if self.pool.states and self.cfg.selfplay.pool_share > 0:
-            picks = self.pool.sample(len(self.snap_nets), self.cfg.selfplay.pool_sampling, self.rng)
-            for net, i in zip(self.snap_nets, picks, strict=True):
-                net.load_state_dict(self.pool.states[i])
-                snaps.append(SnapshotPlayer(net, int(i)))
+        for net, i in zip(self.snap_nets, self._picks(), strict=False):
+            net.load_state_dict(self.pool.states[i])
+            snaps.append(SnapshotPlayer(net, i))
         return snaps + self.heuristics, len(snaps)
+
+    def _collect(self) -> RolloutStats:
+        if self.actors is None:
+            self.arena.set_players(*self._players())
+            return collect_rollout(self.arena, self.net, self.ro, self.pool)
+        snaps = [(i, self.pool.states[i]) for i in self._picks()]
+        return self.actors.collect(self.net, snaps, self.ro, self.pool)
+
+    def close(self) -> None:
+        """Stop the distiller's thread and the rollout actors."""
+        self.distiller.close()
+        if self.actors is not None:
+            self.actors.close()
 
     def train_step(self) -> dict:
         """One rollout and one update; returns the scalars to log."""
@@ -202,8 +228,7 @@ class Trainer:
             self.opt.param_groups[0]["lr"] = frac * cfg.ppo.lr
         t0 = time.perf_counter()
         self.net.eval()
-        self.arena.set_players(*self._players())
-        st = collect_rollout(self.arena, self.net, self.ro, self.pool)
+        st = self._collect()
         if self.distiller.active:
             self._submit_labels()
         t1 = time.perf_counter()
@@ -254,6 +279,8 @@ class Trainer:
             if g:
                 out[f"charts/winrate_vs_{kind}"] = w / g
         out["charts/pool_size"] = len(self.pool.states)
+        if self.actors is not None:
+            out["charts/actor_restarts"] = self.actors.restarts
         out.update({"perf/rollout_s": t_roll, "perf/update_s": t_upd, "perf/env_s": st.t_env,
                     "perf/inference_s": st.t_infer, "perf/bookkeeping_s": st.t_other})
         if "charts/winrate_vs_pool" in out:
@@ -359,7 +386,7 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict:
     _log_eval(trainer, writer, final)
     trainer.save()
     trainer.save("final.pt")
-    trainer.distiller.close()
+    trainer.close()
     writer.close()
     summary = {"global_step": trainer.global_step, "updates": trainer.update,
                "train_seconds": trainer.elapsed, "final_eval": final, "speed": speed.summary()}
