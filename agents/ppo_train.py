@@ -390,6 +390,8 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict:
     writer.close()
     summary = {"global_step": trainer.global_step, "updates": trainer.update,
                "train_seconds": trainer.elapsed, "final_eval": final, "speed": speed.summary()}
+    if trainer.actors is not None:
+        summary["actor_restarts"] = trainer.actors.restarts
     write_text(run_dir / "final_eval.json", json.dumps(summary, indent=2))
     return summary
 

@@ -1,0 +1,102 @@
+"""Issue 22, points 2, 4 and 6: PPO rollouts on Ray actors (``ray.actors=2``).
+
+A run of a few updates on two actors (the local batch, step count, checkpoints,
+``--resume``), the same run reproduced, and an actor whose process is killed by its pid
+mid-run: Ray restarts it, the run finishes with its step count and a loadable checkpoint.
+The runs are in-process on one module-scoped local Ray (two CPUs, no dashboard).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+ray = pytest.importorskip("ray")
+
+from agents.ppo import load_checkpoint  # noqa: E402
+from agents.ppo_config import load_config  # noqa: E402
+from agents.ppo_train import resume_config, start_run, train  # noqa: E402
+from agents.ray_rollout import RayRollouts  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = ROOT / "configs" / "tiny.yaml"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_ray():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def _run(tmp_path, *overrides):
+    cfg = load_config(TINY, [f"logging.runs_dir={tmp_path}", "ray.actors=2", *overrides])
+    run = start_run(cfg)
+    return run, train(cfg, run)
+
+
+# 4 updates of 64 steps in 16 games: long enough for games against snapshots to end
+LONGER = ("ppo.num_steps=64", "ppo.total_timesteps=4096")
+
+
+def test_two_actors_train_checkpoint_and_resume(tmp_path):
+    run, summary = _run(tmp_path / "a", *LONGER)
+    assert summary["global_step"] == 4096 and summary["updates"] == 4
+    assert summary["actor_restarts"] == 0
+    cfg = load_config(run / "config.yaml")
+    assert cfg.ray.actors == 2
+    net, data = load_checkpoint(run / "checkpoints" / "final.pt", cfg.rules)
+    assert data["update"] == 4 and data["global_step"] == 4096
+    assert len(data["pool"]["states"]) == 3  # a snapshot per update, pool_size 3
+    assert sum(data["pool"]["games"]) > 0  # the actors' games against snapshots came back
+    evals = [json.loads(line) for line in (run / "evals.jsonl").read_text().splitlines()]
+    assert [e["global_step"] for e in evals] == [2048, 4096]
+
+    # the same seed and actor count: the same run, to the last weight
+    run_b, _ = _run(tmp_path / "b", *LONGER)
+    a = load_checkpoint(run / "checkpoints" / "final.pt", cfg.rules)[1]
+    b = load_checkpoint(run_b / "checkpoints" / "final.pt", cfg.rules)[1]
+    for k, v in a["model"].items():
+        assert torch.equal(v, b["model"][k]), k
+    assert a["pool"]["games"] == b["pool"]["games"]
+
+    summary = train(resume_config(run, ["ppo.total_timesteps=8192"]), run, resume=True)
+    assert summary["global_step"] == 8192 and summary["updates"] == 8
+    _, data = load_checkpoint(run / "checkpoints" / "final.pt", cfg.rules)
+    assert data["update"] == 8
+
+
+def test_a_killed_actor_is_restarted_and_the_run_finishes(tmp_path, monkeypatch):
+    collect, calls = RayRollouts.collect, []
+
+    def kill_then_collect(self, *args):
+        calls.append(1)
+        if len(calls) == 3:  # after two updates: kill actor 0's worker process by its pid
+            pid = ray.get(self.actors[0].pid.remote())
+            assert pid == self.pids[0] != os.getpid()
+            os.kill(pid, signal.SIGKILL)
+        return collect(self, *args)
+
+    monkeypatch.setattr(RayRollouts, "collect", kill_then_collect)
+    run, summary = _run(tmp_path, "ppo.total_timesteps=1536")  # 6 updates
+    assert len(calls) == 6
+    assert summary["actor_restarts"] == 1
+    assert summary["global_step"] == 1536 and summary["updates"] == 6
+    cfg = load_config(run / "config.yaml")
+    _, data = load_checkpoint(run / "checkpoints" / "final.pt", cfg.rules)
+    assert data["update"] == 6 and data["global_step"] == 1536
+
+
+def test_ray_config_errors_are_one_line():
+    out = subprocess.run([sys.executable, "train.py", "--config", str(TINY), "ray.actors=3"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2
+    assert "env.num_envs (16) must be a multiple of ray.actors (3)" in out.stderr
+    assert "Traceback" not in out.stderr
