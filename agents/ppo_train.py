@@ -18,6 +18,7 @@ import dataclasses  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -106,6 +107,7 @@ class Trainer:
         self.last_eval: dict = {}
         self.history: list[dict] = []
         self.ref: PPONet | None = None
+        self.on_eval: Callable[[dict], None] | None = None
         if resume:
             self._resume()
         self.rng = np.random.default_rng([cfg.seed, self.update])
@@ -350,12 +352,17 @@ def resume_config(run_dir: Path, overrides: list[str]) -> TrainConfig:
     return cfg
 
 
-def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict:
-    """Run (or continue) training; returns the final evaluation."""
+def train(cfg: TrainConfig, run_dir: Path, resume: bool = False,
+          on_eval: Callable[[dict], None] | None = None) -> dict:
+    """Run (or continue) training; returns the final evaluation.
+
+    ``on_eval`` gets every evaluation's ``evals.jsonl`` record as it is written (the
+    sweeps report them to Ray Tune)."""
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
     trainer = Trainer(cfg, run_dir, resume)
+    trainer.on_eval = on_eval
     writer = SummaryWriter(str(run_dir))
     rep = trainer.imitate(writer)
     if rep is not None:
@@ -440,6 +447,8 @@ def _log_eval(trainer: Trainer, writer, res: dict) -> None:
     trainer.history.append(rec)
     with open(trainer.run_dir / "evals.jsonl", "a") as f:
         f.write(json.dumps(rec) + "\n")
+    if trainer.on_eval is not None and res:
+        trainer.on_eval(rec)
 
 
 def _postfix(scalars: dict, last_eval: dict) -> dict:
