@@ -94,6 +94,43 @@ def test_a_killed_actor_is_restarted_and_the_run_finishes(tmp_path, monkeypatch)
     assert data["update"] == 6 and data["global_step"] == 1536
 
 
+def test_the_actors_slices_join_into_one_rollout():
+    """Each actor's links (``nxt``: flat indices into its own ``[T, b]``) point at the same
+    decisions in the driver's ``[T, B]`` rollout."""
+    import numpy as np
+
+    from agents.rollout import Rollout, RolloutStats
+    from agents.selfplay import Pool
+
+    t, share, k, obs_size = 5, 3, 2, 4
+    rng = np.random.default_rng(0)
+    parts = []
+    for a in range(k):
+        obs = (np.arange(t * share, dtype=np.float32).reshape(t, share, 1) + 100 * a
+               + np.zeros((1, 1, obs_size), np.float32))
+        nxt = np.where(rng.random((t, share)) < 0.5, rng.integers(0, t * share, (t, share)), -1)
+        parts.append({"obs": obs, "ids": np.full((t, share, 2 + a), 7), "counts":
+                      np.full((t, share), 2), "pos": np.zeros((t, share), np.int64),
+                      "logp": np.zeros((t, share), np.float32),
+                      "value": np.zeros((t, share), np.float32),
+                      "learner": nxt >= 0, "reward": np.full((t, share), a, np.float32),
+                      "done": np.zeros((t, share), np.bool_), "nxt": nxt,
+                      "stats": RolloutStats(),
+                      "pid": a, "tally": (np.zeros(0, np.int64), np.zeros(0, np.bool_))})
+    remote = RayRollouts.__new__(RayRollouts)
+    remote.share, remote.pids, remote.restarts = share, [0, 1], 0
+    ro = Rollout(t, share * k, obs_size, width=2)
+    remote._merge(parts, ro, Pool())
+    flat = ro.obs.reshape(-1, obs_size)[:, 0].numpy()
+    for a, p in enumerate(parts):
+        linked = p["nxt"] >= 0
+        here = ro.nxt[:, a * share:(a + 1) * share][linked]
+        assert (flat[here] == p["obs"].reshape(-1, obs_size)[p["nxt"][linked], 0]).all()
+        assert (ro.reward[:, a * share:(a + 1) * share] == a).all()
+    assert ro.ids.shape[2] == 3 and (ro.ids[:, :share, 2] == 0).all()  # padded to the widest
+    assert remote.restarts == 0
+
+
 def test_ray_config_errors_are_one_line():
     out = subprocess.run([sys.executable, "train.py", "--config", str(TINY), "ray.actors=3"],
                          cwd=ROOT, capture_output=True, text=True, timeout=120)
