@@ -117,7 +117,7 @@ class RayRollouts:
                 pool: Pool) -> RolloutStats:
         """One rollout on every actor into ``ro``; the pool gets the snapshot results."""
         ray = self.ray
-        weights = ray.put({k: v.detach().clone() for k, v in net.state_dict().items()})
+        weights = ray.put({k: v.detach().cpu().clone() for k, v in net.state_dict().items()})
         index = [i for i, _ in snapshots]
         # Ray resolves references passed as arguments, not those nested in a list.
         states = [ray.put(s) for _, s in snapshots]
