@@ -131,6 +131,18 @@ def test_the_actors_slices_join_into_one_rollout():
     assert remote.restarts == 0
 
 
+def test_train_py_starts_ray_itself(tmp_path):
+    """``train.py ... ray.actors=2`` in a fresh process: Ray started there, and stopped."""
+    out = subprocess.run([sys.executable, "train.py", "--config", str(TINY), "ray.actors=2",
+                          f"logging.runs_dir={tmp_path}", "eval.every=0"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "charts/SPS median" in out.stdout
+    (run,) = tmp_path.iterdir()
+    summary = json.loads((run / "final_eval.json").read_text())
+    assert summary["global_step"] == 1024 and summary["actor_restarts"] == 0
+
+
 def test_ray_config_errors_are_one_line():
     out = subprocess.run([sys.executable, "train.py", "--config", str(TINY), "ray.actors=3"],
                          cwd=ROOT, capture_output=True, text=True, timeout=120)
