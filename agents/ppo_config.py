@@ -152,7 +152,8 @@ class RayConfig:
     and a copy of the policy (0: collect in this process, without Ray)."""
     address: str | None = None
     """Cluster to join (``ray.init(address=...)``, e.g. ``auto`` or ``127.0.0.1:6379``);
-    None starts Ray in this process, unless it is already running."""
+    None starts Ray in this process (even where a ``ray start`` cluster runs), unless this
+    process already runs Ray."""
     num_cpus_per_actor: int = 1
     """CPUs Ray reserves for each actor; also its numba and torch threads (at most
     ``env.num_threads`` and ``torch_threads``)."""

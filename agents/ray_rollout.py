@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from .ppo import PPONet
-from .ppo_config import TrainConfig, config_from_dict
+from .ppo_config import ConfigError, TrainConfig, config_from_dict
 from .rollout import Arena, Rollout, RolloutStats, collect_rollout
 from .selfplay import Pool, SnapshotPlayer, make_player
 
@@ -32,6 +32,43 @@ def actor_seed(seed: int, update: int, index: int) -> int:
     """The seed of actor ``index``'s games, from the run's seed (reproducible runs for a
     fixed actor count; a resumed run draws new deals, as the local path does)."""
     return int(np.random.SeedSequence([seed, update, index]).generate_state(1, np.uint64)[0])
+
+
+def connect(cfg: TrainConfig) -> None:
+    """Start Ray in this process or join ``ray.address`` (nothing if Ray is running), and
+    check that it has the CPUs the actors need.
+
+    Raises:
+        ConfigError: the cluster cannot be reached, or is too small for the actors.
+    """
+    import ray
+
+    r = cfg.ray
+    if not ray.is_initialized():
+        try:
+            # "local": a new Ray in this process, even where a `ray start` cluster runs
+            ray.init(address=r.address or "local", include_dashboard=False,
+                     log_to_driver=False, configure_logging=False)
+        except Exception as e:  # ConnectionError, RuntimeError, AuthenticationError, ...
+            hint = ("; the cluster asks for its token: RAY_AUTH_MODE=token in the environment"
+                    if _mentions(e, "token") else "")
+            raise ConfigError(f"ray.address={r.address!r}: cannot start or join Ray: "
+                              f"{str(e).splitlines()[0]}{hint}") from None
+    cpus, need = ray.cluster_resources().get("CPU", 0), r.actors * r.num_cpus_per_actor
+    if cpus < need:
+        raise ConfigError(f"ray.actors={r.actors} with ray.num_cpus_per_actor="
+                          f"{r.num_cpus_per_actor} need {need} CPUs, the Ray cluster has "
+                          f"{cpus:g}")
+
+
+def _mentions(e: BaseException | None, word: str) -> bool:
+    """Whether ``e`` or an exception it was raised from mentions ``word``."""
+    seen = 0
+    while e is not None and seen < 10:
+        if word in str(e).lower():
+            return True
+        e, seen = e.__cause__ or e.__context__, seen + 1
+    return False
 
 
 class _Tally:
@@ -100,9 +137,7 @@ class RayRollouts:
     def __init__(self, cfg: TrainConfig, update: int):
         import ray
 
-        if not ray.is_initialized():
-            ray.init(address=cfg.ray.address, include_dashboard=False,
-                     log_to_driver=False, configure_logging=False)
+        connect(cfg)
         r = cfg.ray
         remote = ray.remote(num_cpus=r.num_cpus_per_actor, max_restarts=r.max_restarts,
                             max_task_retries=r.max_restarts)(RolloutWorker)

@@ -17,6 +17,7 @@ space over dotted config keys::
     scheduler: {asha: {grace_period: 50000, reduction_factor: 2}}   # or none
     cpus_per_trial: 1
     max_concurrent: 2
+    address: null           # a Ray cluster to run on (auto, 127.0.0.1:6379); null: Ray here
 
 Every trial is a training run (``agents.ppo_train.train``, its rollouts local) in Tune's
 function trainable; each of its evaluations (``eval.every``, and the final one) is
@@ -58,6 +59,7 @@ class SweepConfig:
     cpus_per_trial: int = 1
     max_concurrent: int = 2
     output: str = "runs/sweeps"
+    address: str | None = None
 
     def trial_config(self, params: dict) -> TrainConfig:
         """The training config of a trial with ``params`` (dotted key -> value)."""
@@ -65,7 +67,7 @@ class SweepConfig:
 
 
 KEYS = {"name", "base", "overrides", "search", "num_samples", "searcher", "metric",
-        "scheduler", "cpus_per_trial", "max_concurrent", "output"}
+        "scheduler", "cpus_per_trial", "max_concurrent", "output", "address"}
 
 
 def load_sweep(path: str | Path) -> SweepConfig:
@@ -97,7 +99,8 @@ def load_sweep(path: str | Path) -> SweepConfig:
         searcher=data.get("searcher", "auto"), metric=data.get("metric", "expert_rules"),
         asha=None if sch in (None, "none") else (sch["asha"] or {}),
         cpus_per_trial=data.get("cpus_per_trial", 1),
-        max_concurrent=data.get("max_concurrent", 2), output=data.get("output", "runs/sweeps"))
+        max_concurrent=data.get("max_concurrent", 2), output=data.get("output", "runs/sweeps"),
+        address=data.get("address"))
     _check(sweep, base, path)
     return sweep
 
@@ -213,7 +216,7 @@ def run_sweep(sweep: SweepConfig, output: str | Path | None = None) -> list[dict
 
     out = Path(output or sweep.output).resolve() / sweep.name
     if not ray.is_initialized():
-        ray.init(include_dashboard=False, log_to_driver=False)
+        ray.init(address=sweep.address or "local", include_dashboard=False, log_to_driver=False)
     metric = f"winrate_vs_{sweep.metric}"
     scheduler = None
     if sweep.asha is not None:

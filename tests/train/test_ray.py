@@ -31,7 +31,7 @@ TINY = ROOT / "configs" / "tiny.yaml"
 
 @pytest.fixture(scope="module", autouse=True)
 def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
     ray.shutdown()
 
@@ -143,9 +143,16 @@ def test_train_py_starts_ray_itself(tmp_path):
     assert summary["global_step"] == 1024 and summary["actor_restarts"] == 0
 
 
-def test_ray_config_errors_are_one_line():
-    out = subprocess.run([sys.executable, "train.py", "--config", str(TINY), "ray.actors=3"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+@pytest.mark.parametrize("args, message", [
+    (["ray.actors=3"], "env.num_envs (16) must be a multiple of ray.actors (3)"),
+    (["ray.actors=8", "ray.num_cpus_per_actor=64"],
+     "ray.actors=8 with ray.num_cpus_per_actor=64 need 512 CPUs, the Ray cluster has"),
+])
+def test_ray_config_errors_are_one_line(tmp_path, args, message):
+    out = subprocess.run([sys.executable, "train.py", "--config", str(TINY), *args,
+                          f"logging.runs_dir={tmp_path}"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 2
-    assert "env.num_envs (16) must be a multiple of ray.actors (3)" in out.stderr
+    assert message in out.stderr
     assert "Traceback" not in out.stderr
+    assert not list(tmp_path.iterdir())  # no run directory

@@ -32,7 +32,7 @@ scheduler: {asha: {grace_period: 512, reduction_factor: 2}}
 
 @pytest.fixture(scope="module", autouse=True)
 def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
     ray.shutdown()
 
