@@ -125,11 +125,12 @@ class Trainer:
         state_size = venv.single_state_space.shape[0] if self.net.global_critic else None
         self.ro = Rollout(cfg.ppo.num_steps, cfg.env.num_envs,
                           venv.single_observation_space.shape[0], state_size=state_size)
-        local = self.actors is None
-        self.snap_nets = [PPONet(cfg.rules, cfg.network)
-                          for _ in range(cfg.selfplay.active_snapshots * local)]
-        self.heuristics = [make_player(s, cfg.rules, venv)
-                           for s in cfg.selfplay.heuristics * local]
+        # the local path's opponents (the actors have their own)
+        self.snap_nets, self.heuristics = [], []
+        if self.actors is None:
+            self.snap_nets = [PPONet(cfg.rules, cfg.network)
+                              for _ in range(cfg.selfplay.active_snapshots)]
+            self.heuristics = [make_player(s, cfg.rules, venv) for s in cfg.selfplay.heuristics]
         self.distiller = Distiller(cfg.rules, cfg.search, cfg.distill, self.ro.obs.shape[-1],
                                    cfg.seed)
 
