@@ -8,7 +8,8 @@ Writes ``runs/{exp}__{seed}__{time}/`` with ``config.yaml``, TensorBoard event f
 ``checkpoints/latest.pt`` and ``final.pt``, ``final_eval.json`` and ``curves.png``.
 
 Everything is checked before the run directory is made (the config, every agent spec,
-``ppo:`` checkpoints, the thread counts, on ``--resume`` the checkpoint and the overrides):
+``ppo:`` checkpoints, the thread counts, on ``--resume`` the checkpoint and the overrides,
+with ``ray.actors`` the Ray cluster and its CPUs):
 a bad argument is one line on stderr and exit status 2, and leaves nothing behind. Files
 are written atomically, so a run killed at any moment resumes from its last checkpoint.
 """
@@ -50,6 +51,10 @@ def main(argv: list[str] | None = None) -> int:
         else:
             cfg = load_config(args.config or DEFAULT_CONFIG, args.overrides)
         preflight(cfg)
+        if cfg.ray.actors:  # a cluster that cannot be joined leaves no run directory
+            from agents.ray_rollout import connect
+
+            connect(cfg)
     except (ConfigError, FileNotFoundError) as e:
         parser.error(str(e))
 

@@ -2,7 +2,7 @@
 
 ``load_config(path, overrides)`` reads a YAML file (sections ``rules``, ``env``,
 ``network``, ``imitation``, ``ppo``, ``search``, ``distill``, ``selfplay``, ``eval``,
-``logging`` plus top-level ``exp_name``,
+``logging``, ``ray`` plus top-level ``exp_name``,
 ``seed``, ``torch_threads``), applies dotted ``key=value`` overrides and validates
 every value. Each field's docstring (the string under it) documents it.
 """
@@ -144,6 +144,25 @@ class LoggingConfig:
 
 
 @dataclass
+class RayConfig:
+    """Rollouts on Ray actors (``pip install -e ".[ray]"``); the learner stays here."""
+
+    actors: int = 0
+    """Rollout actors, each stepping ``env.num_envs / actors`` games with its own opponents
+    and a copy of the policy (0: collect in this process, without Ray)."""
+    address: str | None = None
+    """Cluster to join (``ray.init(address=...)``, e.g. ``auto`` or ``127.0.0.1:6379``);
+    None starts Ray in this process (even where a ``ray start`` cluster runs), unless this
+    process already runs Ray."""
+    num_cpus_per_actor: int = 1
+    """CPUs Ray reserves for each actor; also its numba and torch threads (at most
+    ``env.num_threads`` and ``torch_threads``)."""
+    max_restarts: int = 3
+    """Times Ray restarts an actor whose process died (its games start afresh, and the
+    rollout it was collecting is collected again); also the task retries."""
+
+
+@dataclass
 class TrainConfig:
     """Everything a training run needs; ``config.yaml`` in the run directory."""
 
@@ -164,6 +183,7 @@ class TrainConfig:
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     logging: LoggingConfig = field(default_factory=LoggingConfig)
+    ray: RayConfig = field(default_factory=RayConfig)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -284,8 +304,20 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     except ValueError as e:
         raise ConfigError(str(e)) from None
     _check_stages(cfg)
+    _check_ray(cfg)
     _check_agents(cfg)
     return cfg
+
+
+def _check_ray(cfg: TrainConfig):
+    r = cfg.ray
+    for name, v, lo in [("ray.actors", r.actors, 0), ("ray.num_cpus_per_actor",
+                        r.num_cpus_per_actor, 1), ("ray.max_restarts", r.max_restarts, 0)]:
+        if v < lo:
+            raise ConfigError(f"{name} must be >= {lo}, got {v}")
+    if r.actors and cfg.env.num_envs % r.actors:
+        raise ConfigError(f"env.num_envs ({cfg.env.num_envs}) must be a multiple of ray.actors "
+                          f"({r.actors}): each actor steps the same number of games")
 
 
 def _check_stages(cfg: TrainConfig):
@@ -341,6 +373,12 @@ def preflight(cfg: TrainConfig) -> None:
         raise ConfigError(f"env.num_threads must be at most {threads}, the threads numba can "
                           f"use on this machine (NUMBA_NUM_THREADS), got {cfg.env.num_threads}")
     _check_agents(cfg, build=True)
+    if cfg.ray.actors:
+        import importlib.util
+
+        if importlib.util.find_spec("ray") is None:
+            raise ConfigError(f"ray.actors={cfg.ray.actors} needs Ray: "
+                              f"pip install -e \".[ray]\" (or set ray.actors=0)")
 
 
 def parse_override(text: str) -> tuple[list[str], object]:

@@ -18,6 +18,7 @@ import dataclasses  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -114,20 +115,30 @@ class Trainer:
         self.last_eval: dict = {}
         self.history: list[dict] = []
         self.ref: PPONet | None = None
+        self.on_eval: Callable[[dict], None] | None = None
         if resume:
             self._resume()
         self.rng = np.random.default_rng([cfg.seed, self.update])
-        self.arena = Arena(cfg, (cfg.seed + 7919 * self.update) % 2**64)  # a seed stays a seed
         steps = cfg.ppo.num_steps * cfg.env.num_envs
         self.num_updates = max(1, math.ceil(cfg.ppo.total_timesteps / steps))
-        venv = self.arena.venv
+        self.actors = None  # the Ray actors that collect the rollouts (ray.actors > 0)
+        if cfg.ray.actors:
+            from .ray_rollout import RayRollouts
+
+            self.arena, venv = None, VectorEnv(cfg.rules, 1)  # the spaces only
+            self.actors = RayRollouts(cfg, self.update)
+        else:
+            self.arena = Arena(cfg, (cfg.seed + 7919 * self.update) % 2**64)  # a seed stays one
+            venv = self.arena.venv
         state_size = venv.single_state_space.shape[0] if self.net.global_critic else None
         self.ro = Rollout(cfg.ppo.num_steps, cfg.env.num_envs,
                           venv.single_observation_space.shape[0], state_size=state_size)
-        self.snap_nets = [PPONet(cfg.rules, cfg.network)
-                          for _ in range(cfg.selfplay.active_snapshots)]
-        self.heuristics = [make_player(s, cfg.rules, self.arena.venv)
-                           for s in cfg.selfplay.heuristics]
+        # the local path's opponents (the actors have their own)
+        self.snap_nets, self.heuristics = [], []
+        if self.actors is None:
+            self.snap_nets = [PPONet(cfg.rules, cfg.network)
+                              for _ in range(cfg.selfplay.active_snapshots)]
+            self.heuristics = [make_player(s, cfg.rules, venv) for s in cfg.selfplay.heuristics]
         self.distiller = Distiller(cfg.rules, cfg.search, cfg.distill, self.ro.obs.shape[-1],
                                    cfg.seed)
 
@@ -193,14 +204,32 @@ class Trainer:
         self.pool = Pool(**data["pool"])
         self.history = data.get("history", [])
 
+    def _picks(self) -> list[int]:
+        """The pool snapshots this rollout's opponents play."""
+        if self.pool.states and self.cfg.selfplay.pool_share > 0:
+            n, how = self.cfg.selfplay.active_snapshots, self.cfg.selfplay.pool_sampling
+            return [int(i) for i in self.pool.sample(n, how, self.rng)]
+        return []
+
     def _players(self) -> list:
         snaps = []
-        if self.pool.states and self.cfg.selfplay.pool_share > 0:
-            picks = self.pool.sample(len(self.snap_nets), self.cfg.selfplay.pool_sampling, self.rng)
-            for net, i in zip(self.snap_nets, picks, strict=True):
-                net.load_state_dict(self.pool.states[i])
-                snaps.append(SnapshotPlayer(net, int(i)))
+        for net, i in zip(self.snap_nets, self._picks(), strict=False):
+            net.load_state_dict(self.pool.states[i])
+            snaps.append(SnapshotPlayer(net, i))
         return snaps + self.heuristics, len(snaps)
+
+    def _collect(self) -> RolloutStats:
+        if self.actors is None:
+            self.arena.set_players(*self._players())
+            return collect_rollout(self.arena, self.net, self.ro, self.pool)
+        snaps = [(i, self.pool.states[i]) for i in self._picks()]
+        return self.actors.collect(self.net, snaps, self.ro, self.pool)
+
+    def close(self) -> None:
+        """Stop the distiller's thread and the rollout actors."""
+        self.distiller.close()
+        if self.actors is not None:
+            self.actors.close()
 
     def train_step(self) -> dict:
         """One rollout and one update; returns the scalars to log."""
@@ -210,8 +239,7 @@ class Trainer:
             self.opt.param_groups[0]["lr"] = frac * cfg.ppo.lr
         t0 = time.perf_counter()
         self.net.eval()
-        self.arena.set_players(*self._players())
-        st = collect_rollout(self.arena, self.net, self.ro, self.pool)
+        st = self._collect()
         if self.distiller.active:
             self._submit_labels()
         t1 = time.perf_counter()
@@ -262,6 +290,8 @@ class Trainer:
             if g:
                 out[f"charts/winrate_vs_{kind}"] = w / g
         out["charts/pool_size"] = len(self.pool.states)
+        if self.actors is not None:
+            out["charts/actor_restarts"] = self.actors.restarts
         out.update({"perf/rollout_s": t_roll, "perf/update_s": t_upd, "perf/env_s": st.t_env,
                     "perf/inference_s": st.t_infer, "perf/bookkeeping_s": st.t_other})
         if "charts/winrate_vs_pool" in out:
@@ -331,12 +361,17 @@ def resume_config(run_dir: Path, overrides: list[str]) -> TrainConfig:
     return cfg
 
 
-def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict:
-    """Run (or continue) training; returns the final evaluation."""
+def train(cfg: TrainConfig, run_dir: Path, resume: bool = False,
+          on_eval: Callable[[dict], None] | None = None) -> dict:
+    """Run (or continue) training; returns the final evaluation.
+
+    ``on_eval`` gets every evaluation's ``evals.jsonl`` record as it is written (the
+    sweeps report them to Ray Tune)."""
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
     trainer = Trainer(cfg, run_dir, resume)
+    trainer.on_eval = on_eval
     writer = SummaryWriter(str(run_dir))
     rep = trainer.imitate(writer)
     if rep is not None:
@@ -367,10 +402,12 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False) -> dict:
     _log_eval(trainer, writer, final)
     trainer.save()
     trainer.save("final.pt")
-    trainer.distiller.close()
+    trainer.close()
     writer.close()
     summary = {"global_step": trainer.global_step, "updates": trainer.update,
                "train_seconds": trainer.elapsed, "final_eval": final, "speed": speed.summary()}
+    if trainer.actors is not None:
+        summary["actor_restarts"] = trainer.actors.restarts
     write_text(run_dir / "final_eval.json", json.dumps(summary, indent=2))
     return summary
 
@@ -419,6 +456,8 @@ def _log_eval(trainer: Trainer, writer, res: dict) -> None:
     trainer.history.append(rec)
     with open(trainer.run_dir / "evals.jsonl", "a") as f:
         f.write(json.dumps(rec) + "\n")
+    if trainer.on_eval is not None and res:
+        trainer.on_eval(rec)
 
 
 def _postfix(scalars: dict, last_eval: dict) -> dict:

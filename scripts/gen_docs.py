@@ -288,6 +288,30 @@ def strength_section() -> str:
         "included, evaluations not.")
 
 
+RAY_SPS = RESULTS / "ray_train_sps.json"
+
+
+def ray_sps_section() -> str:
+    """Local rollouts against Ray actors, from docs/results/ray_train_sps.json."""
+    if not RAY_SPS.exists():
+        return "No `docs/results/ray_train_sps.json` is committed yet."
+    res = json.loads(RAY_SPS.read_text())
+    note = f" {res['note'][0].upper()}{res['note'][1:]}." if res.get("note") else ""
+    rows = [f"```bash\n{res['command']}\n```\n",
+            f"Commit `{res['commit']}`, {res['date']}; {res['cpus']} CPUs.{note}\n",
+            "| rollouts | steps | median SPS | env / inference / bookkeeping / update "
+            "| vs random [95% CI] | load average before, after |", "|---|---|---|---|---|---|"]
+    for r in res["runs"]:
+        share = " / ".join(f"{100 * v:.0f}%" for v in r["time_share"].values())
+        ev, who = r["random"], f"{r['actors']} Ray actors" if r["actors"] else "local"
+        rows.append(f"| {who} | "
+                    f"{r['global_step']:,} | {r['sps_median']:,.0f} | {share} | "
+                    f"{_pct(ev['winrate'], *ev['ci95'])} ({ev['games']}) | "
+                    f"{r['load_before'][0]:.1f}, {r['load_after'][0]:.1f} |")
+    rows.append(f"\nSPS ratio, actors to local: {res['sps_ratio']:.2f}.")
+    return "\n".join(rows)
+
+
 def model_cards(results: dict[str, dict]) -> str:
     """One card per shipped checkpoint: facts read from the file, results from the
     committed tournaments that play it."""
@@ -560,9 +584,10 @@ def outputs() -> dict[Path, str]:
     out[bench_page] = fill_blocks(bench_page.read_text(), {"bench": bench_section()},
                                   "docs/benchmarks.md")
     train_page = ROOT / "docs" / "training.md"
-    out[train_page] = fill_blocks(train_page.read_text(), {"strength": strength_section(),
-                                                     "train_sps": train_sps_section()},
-                                  "docs/training.md")
+    out[train_page] = fill_blocks(train_page.read_text(),
+                                  {"strength": strength_section(),
+                                   "train_sps": train_sps_section(),
+                                   "ray_sps": ray_sps_section()}, "docs/training.md")
     env_page = ROOT / "docs" / "environments.md"
     out[env_page] = fill_blocks(env_page.read_text(),
                                 {"sizes": sizes_table(), "aec": aec_reference()},

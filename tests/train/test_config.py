@@ -13,7 +13,10 @@ from agents.ppo_config import ConfigError, config_from_dict, load_config  # noqa
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 
-@pytest.mark.parametrize("path", sorted(CONFIGS.glob("*.yaml")), ids=lambda p: p.name)
+TRAINING = [p for p in sorted(CONFIGS.glob("*.yaml")) if not p.name.startswith("sweep_")]
+
+
+@pytest.mark.parametrize("path", TRAINING, ids=lambda p: p.name)
 def test_shipped_configs_load(path):
     cfg = load_config(path)
     assert cfg.ppo.total_timesteps > 0
@@ -67,3 +70,41 @@ def test_missing_and_malformed_files(tmp_path):
     listy.write_text("- 1\n- 2\n")
     with pytest.raises(ConfigError, match="must hold a mapping"):
         load_config(listy)
+
+
+@pytest.mark.parametrize("path", sorted(CONFIGS.glob("sweep_*.yaml")), ids=lambda p: p.name)
+def test_shipped_sweeps_load(path):
+    from agents.sweep import load_sweep
+
+    sweep = load_sweep(path)  # every search key and value builds a valid training config
+    assert sweep.name == path.stem and sweep.metric in sweep.base["eval"]["opponents"]
+
+
+@pytest.mark.parametrize("overrides, message", [
+    (["ray.actors=-1"], "ray.actors must be >= 0"),
+    (["ray.actors=3", "env.num_envs=16"], "env.num_envs (16) must be a multiple of ray.actors (3)"),
+    (["ray.num_cpus_per_actor=0"], "ray.num_cpus_per_actor must be >= 1"),
+    (["ray.actor=2"], "unknown key(s) ray.actor"),
+])
+def test_ray_section_errors(overrides, message):
+    with pytest.raises(ConfigError) as e:
+        config_from_dict({}, overrides)
+    assert message in str(e.value)
+
+
+def test_ray_section_defaults_to_the_local_path():
+    cfg = config_from_dict({}, ["ray.actors=2", "ray.address=127.0.0.1:6379"])
+    assert (cfg.ray.actors, cfg.ray.address) == (2, "127.0.0.1:6379")
+    assert config_from_dict({}).ray.actors == 0
+
+
+def test_ray_actors_without_ray_is_refused_before_the_run(monkeypatch):
+    import importlib.util
+
+    from agents.ppo_config import preflight
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "ray" else real(name, *a))
+    with pytest.raises(ConfigError, match=r"ray.actors=2 needs Ray: pip install"):
+        preflight(config_from_dict({}, ["ray.actors=2", "env.num_threads=1"]))
