@@ -76,8 +76,8 @@ def test_a_ppo_checkpoint_reaches_the_workers_as_bytes(local_ray, tmp_path):
     path = tmp_path / "copy.pt"
     shutil.copy(CHECKPOINT, path)
     specs = [f"ppo:{path}", "random"]
-    local = run(RULES, specs, 4, seed=2, progress=False, record=1)
-    on_ray = run(RULES, specs, 4, seed=2, progress=False, record=1, ray="local")
+    local = run(RULES, specs, 2, seed=2, progress=False, record=1)
+    on_ray = run(RULES, specs, 2, seed=2, progress=False, record=1, ray="local")
     assert played(on_ray) == played(local)
     assert on_ray[0].record["meta"]["players"][on_ray[0].seats.index(0)] == f"ppo:{path}"
 
