@@ -1,7 +1,7 @@
 """RLlib PPO on Durak: one policy shared by every seat (self-play), with RLlib's
 action-masking module.
 
-    pip install -e ".[rllib]"          # Ray pins its own Gymnasium (1.2.x for Ray 2.60)
+    pip install -e ".[ray]"            # Ray pins its own Gymnasium (1.2.x for Ray 2.60)
     python examples/rllib_ppo.py --iterations 50
     python examples/rllib_ppo.py --address auto   # on a Ray cluster's head node
 

@@ -4,7 +4,8 @@ trains on a local one-CPU Ray."""
 import numpy as np
 import pytest
 
-pytest.importorskip("ray.rllib", reason='needs the rllib extra: pip install -e ".[rllib]"')
+# dev installs the ray extra, so in CI this runs
+pytest.importorskip("ray.rllib", reason='needs the ray extra: pip install -e ".[ray]"')
 
 from durak_env.rllib import SHARED_POLICY, DurakMultiAgentEnv, ppo_config  # noqa: E402
 

@@ -45,14 +45,20 @@ def free_ports(n: int) -> list[int]:
 
 
 class LocalCluster:
-    """``with LocalCluster(num_cpus=2) as c:`` ... ``c.address`` is ``127.0.0.1:PORT``."""
+    """``with LocalCluster(num_cpus=2) as c:`` ... ``c.address`` is ``127.0.0.1:PORT``.
 
-    def __init__(self, num_cpus: int = 2, timeout: float = 120):
+    Args:
+        worker_niceness: Ray's ``worker_niceness`` (Ray's default 15; 0: the workers run
+            at the niceness of the caller).
+    """
+
+    def __init__(self, num_cpus: int = 2, timeout: float = 120, worker_niceness: int = 15):
         self.num_cpus, self.timeout = num_cpus, timeout
         self.proc: subprocess.Popen | None = None
         self.address = ""
         self.env = {**{k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"},
-                    "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
+                    "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32),
+                    "RAY_worker_niceness": str(worker_niceness)}
         # short: Ray's socket paths under it must stay within the OS limit
         self.temp_dir = tempfile.mkdtemp(prefix="ray", dir="/tmp")
 

@@ -36,10 +36,15 @@ GAMES, SEED, RECORD = 6, 11, 4
 
 @pytest.fixture(scope="module")
 def local_ray():
+    # Ray runs its workers at niceness +15; on a machine busy with other work that starves
+    # them, so the tests run them at the niceness of pytest.
+    mp = pytest.MonkeyPatch()
+    mp.setenv("RAY_worker_niceness", "0")
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
              logging_level="ERROR")
     yield ray
     ray.shutdown()
+    mp.undo()
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +122,7 @@ def test_a_worker_killed_mid_tournament_loses_no_game(local_ray):
 
 @pytest.fixture(scope="module")
 def cluster():
-    with LocalCluster(num_cpus=1) as c:
+    with LocalCluster(num_cpus=1, worker_niceness=0) as c:
         yield c
 
 
