@@ -262,7 +262,10 @@ def connect_ray(address: str = "local"):
     if not ray.is_initialized():
         _check_reachable(address)
         try:
-            ray.init(address=address, log_to_driver=False, logging_level="ERROR")
+            # the workers' output (a game's warning) reaches this terminal, Ray's own
+            # start-up chatter does not; a Ray of this command alone needs no dashboard
+            extra = {"include_dashboard": False} if address == "local" else {}
+            ray.init(address=address, logging_level="ERROR", **extra)
         except (ConnectionError, RuntimeError, ValueError) as e:
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             raise ValueError(f"cannot reach a Ray cluster at {address!r}: {first}") from None
