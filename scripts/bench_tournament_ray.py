@@ -68,7 +68,7 @@ def main() -> None:
 
     cpus = os.cpu_count() or 1
     t0 = time.perf_counter()
-    ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False,
+    ray.init(address="local", num_cpus=cpus, include_dashboard=False, log_to_driver=False,
              logging_level="ERROR")
     start = time.perf_counter() - t0
     result = {"cpus": cpus, "ray_version": ray.__version__, "ray_start_s": start,

@@ -34,7 +34,8 @@ def test_turn_based_protocol():
 def test_ppo_trains_one_iteration_on_a_local_ray():
     import ray
 
-    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+    # "local": a Ray of its own, never a cluster someone else started on this machine
+    ray.init(address="local", num_cpus=1, include_dashboard=False, log_to_driver=False)
     try:
         algo = ppo_config().training(train_batch_size_per_learner=400, minibatch_size=100,
                                      num_epochs=1).build_algo()
