@@ -38,14 +38,22 @@ def untimed(results: list) -> list:
     return [dataclasses.replace(r, think_s=(), think_max_s=()) for r in results]
 
 
-def bench_lineup(specs: list[str], games: int, workers: int) -> dict:
+def bench_local(specs: list[str], games: int, workers: int) -> dict:
+    timed(specs, 2)  # numba's kernels load in this process before anything is timed
     s1, one = timed(specs, games)
     sp, pool = timed(specs, games, workers=workers)
+    return {"agents": specs, "games_arg": games, "results": untimed(one),
+            "identical": untimed(pool) == untimed(one),
+            "local_1_process": len(one) / s1, f"local_{workers}_processes": len(one) / sp}
+
+
+def bench_ray(local: dict) -> dict:
+    """The lineup of ``bench_local`` on the Ray of this process: a first run, then a warm."""
+    specs, games, one = local.pop("agents"), local.pop("games_arg"), local.pop("results")
     sr_cold, ray_cold = timed(specs, games, ray="local")
     sr, ray_warm = timed(specs, games, ray="local")
-    same = untimed(one) == untimed(pool) == untimed(ray_cold) == untimed(ray_warm)
-    return {"agents": specs, "games": len(one), "identical": same,
-            "local_1_process": len(one) / s1, f"local_{workers}_processes": len(one) / sp,
+    same = local.pop("identical") and untimed(ray_cold) == untimed(ray_warm) == one
+    return {"agents": specs, "games": len(one), "identical": same, **local,
             "ray_first_run": len(one) / sr_cold, "ray": len(one) / sr}
 
 
@@ -67,14 +75,16 @@ def main() -> None:
     import ray
 
     cpus = os.cpu_count() or 1
+    # the pools first: a process forked from one running Ray inherits Ray's signal handlers
+    local = {name: bench_local(specs, n, cpus) for name, specs, n in
+             (("cheap", LINEUPS["cheap"], a.cheap_games),
+              ("search", LINEUPS["search"], a.search_games))}
     t0 = time.perf_counter()
     ray.init(address="local", num_cpus=cpus, include_dashboard=False, log_to_driver=False,
              logging_level="ERROR")
     start = time.perf_counter() - t0
     result = {"cpus": cpus, "ray_version": ray.__version__, "ray_start_s": start,
-              "lineups": {name: bench_lineup(specs, games, cpus) for name, specs, games in
-                          (("cheap", LINEUPS["cheap"], a.cheap_games),
-                           ("search", LINEUPS["search"], a.search_games))}}
+              "lineups": {name: bench_ray(r) for name, r in local.items()}}
     ray.shutdown()
     print(f"ray.init(): {start:.1f} s; games/s on {cpus} CPUs")
     print("| lineup | games | 1 process | pool | Ray, first run | Ray | identical |")
