@@ -75,6 +75,7 @@ def main() -> None:
     import ray
 
     cpus = os.cpu_count() or 1
+    load_before = os.getloadavg()[0]
     # the pools first: a process forked from one running Ray inherits Ray's signal handlers
     local = {name: bench_local(specs, n, cpus) for name, specs, n in
              (("cheap", LINEUPS["cheap"], a.cheap_games),
@@ -85,8 +86,10 @@ def main() -> None:
     start = time.perf_counter() - t0
     result = {"cpus": cpus, "ray_version": ray.__version__, "ray_start_s": start,
               "lineups": {name: bench_ray(r) for name, r in local.items()}}
+    result["load_average"] = [load_before, os.getloadavg()[0]]  # other work on the machine
     ray.shutdown()
-    print(f"ray.init(): {start:.1f} s; games/s on {cpus} CPUs")
+    print(f"ray.init(): {start:.1f} s; games/s on {cpus} CPUs; load average "
+          f"{result['load_average'][0]:.1f} before, {result['load_average'][1]:.1f} after")
     print("| lineup | games | 1 process | pool | Ray, first run | Ray | identical |")
     print("|---|---|---|---|---|---|---|")
     for name, r in result["lineups"].items():
@@ -94,7 +97,8 @@ def main() -> None:
               f"{r[f'local_{cpus}_processes']:.1f} | {r['ray_first_run']:.1f} | "
               f"{r['ray']:.1f} | {r['identical']} |")
     if a.json:
-        command = shlex.join(["python", *sys.argv])
+        args = sys.argv[:sys.argv.index("--note")] if "--note" in sys.argv else sys.argv
+        command = shlex.join(["python", *args])  # the note is kept apart
         with open(a.json, "w") as f:
             json.dump({"command": command, "commit": commit(), "date": time.strftime("%Y-%m-%d"),
                        "note": a.note, "result": result}, f, indent=2)

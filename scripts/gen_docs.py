@@ -383,7 +383,9 @@ def ray_bench_section() -> str:
     note = f" ({wrapped['note']})" if wrapped.get("note") else ""
     parts = [f"```bash\n{wrapped['command']}\n```\n",
              f"Commit `{wrapped['commit']}`, {wrapped['date']}; Ray {res['ray_version']}, "
-             f"{cpus} CPUs{note}. `ray.init()` took {res['ray_start_s']:.1f} s.\n",
+             f"{cpus} CPUs{note}; 1-minute load average {res['load_average'][0]:.1f} "
+             f"before, {res['load_average'][1]:.1f} after. `ray.init()` took "
+             f"{res['ray_start_s']:.1f} s.\n",
              f"| agents | games | games/s, 1 process | games/s, `--workers {cpus}` "
              f"| games/s, `--ray`, first run | games/s, `--ray` | same games |",
              "|---|---|---|---|---|---|---|"]
