@@ -240,8 +240,8 @@ def _run_local(init: tuple, matches: list[Match], chunk: int, workers: int, bar)
 # Ray retries a task whose worker process died (a killed worker, a lost node) this many
 # times; an exception raised by the game itself (an illegal move) is not retried.
 RAY_RETRIES = 5
-# Chunks per cluster CPU at least: enough to balance uneven games over the workers, few
-# enough that a cheap game does not pay a task's overhead alone.
+# Tasks per CPU of the cluster on a long schedule: enough to balance uneven games over the
+# workers, few enough that cheap games do not pay a task's fixed cost many times over.
 RAY_CHUNKS_PER_CPU = 4
 
 
@@ -295,7 +295,7 @@ def _run_on_ray(init: tuple, matches: list[Match], chunk: int, address: str, bar
     """Send the chunks as Ray tasks and gather their results in schedule order as they
     arrive. The rules, specs and checkpoint bytes go to the cluster once (``ray.put``)."""
     ray = connect_ray(address)
-    rules_dict, specs, seed, record = init
+    specs = init[1]
     shared = ray.put({"token": uuid.uuid4().hex, "init": init, "files": ship_files(specs)})
     task = ray.remote(max_retries=RAY_RETRIES, num_cpus=1)(_ray_chunk)
     size = ray_chunk(len(matches), ray.cluster_resources().get("CPU", 1), chunk)
