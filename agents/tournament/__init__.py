@@ -33,8 +33,8 @@ index only, so the result is the same for any number of workers: worker processe
 """
 
 # Modules: scheduling (who plays which deal in which seat), play (playing the schedule, in
-# worker processes or as Ray tasks if asked), summary (tallies and ratings), report (tables, CSV, JSON,
-# plots, game records) and cli (the command line; its --help prints this docstring).
+# worker processes or as Ray tasks if asked), summary (tallies and ratings), report (tables,
+# CSV, JSON, plots, game records) and cli (the command line; its --help prints this docstring).
 
 from .cli import main, parse_args, provenance, rules_from_args, split_specs
 from .play import GameResult, play_game, run
