@@ -1,7 +1,7 @@
 """RLlib PPO on Durak: one policy shared by every seat (self-play), with RLlib's
 action-masking module.
 
-    pip install -e ".[rllib]"          # Ray pins its own Gymnasium (1.2.x for Ray 2.60)
+    pip install -e ".[ray]"            # Ray pins its own Gymnasium (1.2.x for Ray 2.60)
     python examples/rllib_ppo.py --iterations 50
     python examples/rllib_ppo.py --address auto   # on a Ray cluster's head node
 
@@ -49,7 +49,9 @@ def main() -> None:
     if a.address:
         ray.init(address=a.address)
     else:
-        ray.init(num_cpus=a.num_cpus, include_dashboard=False, log_to_driver=False)
+        # "local": a Ray of its own, even where a cluster runs on this machine
+        ray.init(address="local", num_cpus=a.num_cpus, include_dashboard=False,
+                 log_to_driver=False)
     config = ppo_config().training(train_batch_size_per_learner=a.batch,
                                    minibatch_size=max(a.batch // 8, 32), num_epochs=4)
     algo = config.debugging(seed=a.seed).build_algo()

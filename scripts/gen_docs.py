@@ -1,8 +1,9 @@
 """Regenerate the generated parts of the docs: ``python scripts/gen_docs.py``.
 
 Writes ``docs/agents.md`` and ``docs/results.md`` whole, the marked blocks of
-``README.md``, ``docs/environments.md`` and ``checkpoints/README.md``, and the site's
-copies of the two READMEs (``docs/index.md``, ``docs/checkpoints.md``, links rewritten).
+``README.md``, ``docs/environments.md``, ``docs/cluster.md`` and ``checkpoints/README.md``,
+and the site's copies of the two READMEs (``docs/index.md``, ``docs/checkpoints.md``, links
+rewritten).
 Everything comes from the code (``agents.registry``, ``durak_env.observation``, the AEC
 module docstring) and from the committed tournament files
 ``docs/results/<name>/results.json``. ``--check`` writes nothing and exits 1 naming the
@@ -419,6 +420,33 @@ def train_sps_section() -> str:
     return "\n".join(rows)
 
 
+RAY_BENCH = RESULTS / "ray_tournament.json"
+
+
+def ray_bench_section() -> str:
+    """The overhead table of docs/cluster.md, from docs/results/ray_tournament.json."""
+    if not RAY_BENCH.exists():
+        return "No `docs/results/ray_tournament.json` is committed yet."
+    wrapped = json.loads(RAY_BENCH.read_text())
+    res = wrapped["result"]
+    cpus = res["cpus"]
+    note = f" ({wrapped['note']})" if wrapped.get("note") else ""
+    parts = [f"```bash\n{wrapped['command']}\n```\n",
+             f"Commit `{wrapped['commit']}`, {wrapped['date']}; Ray {res['ray_version']}, "
+             f"{cpus} CPUs{note}; 1-minute load average {res['load_average'][0]:.1f} "
+             f"before, {res['load_average'][1]:.1f} after. `ray.init()` took "
+             f"{res['ray_start_s']:.1f} s.\n",
+             f"| agents | games | games/s, 1 process | games/s, `--workers {cpus}` "
+             f"| games/s, `--ray`, first run | games/s, `--ray` | same games |",
+             "|---|---|---|---|---|---|---|"]
+    for r in res["lineups"].values():
+        agents = ", ".join(f"`{a}`" for a in r["agents"])
+        parts.append(f"| {agents} | {r['games']} | {_num(r['local_1_process'])} | "
+                     f"{_num(r[f'local_{cpus}_processes'])} | {_num(r['ray_first_run'])} | "
+                     f"{_num(r['ray'])} | {'yes' if r['identical'] else 'no'} |")
+    return "\n".join(parts)
+
+
 # ---------------------------------------------------------------- agents page
 
 
@@ -565,8 +593,8 @@ CARD_LINKS = {"../docs/": "", "ppo_2p_podkidnoy_curves.png": "ppo_2p_podkidnoy_c
 
 
 GENERATED = ("README.md", "checkpoints/README.md", "docs/agents.md", "docs/benchmarks.md",
-             "docs/checkpoints.md", "docs/environments.md", "docs/index.md", "docs/results.md",
-             "docs/training.md")
+             "docs/checkpoints.md", "docs/cluster.md", "docs/environments.md", "docs/index.md",
+             "docs/results.md", "docs/training.md")
 
 
 def outputs() -> dict[Path, str]:
@@ -583,6 +611,9 @@ def outputs() -> dict[Path, str]:
     bench_page = ROOT / "docs" / "benchmarks.md"
     out[bench_page] = fill_blocks(bench_page.read_text(), {"bench": bench_section()},
                                   "docs/benchmarks.md")
+    cluster_page = ROOT / "docs" / "cluster.md"
+    out[cluster_page] = fill_blocks(cluster_page.read_text(), {"ray-bench": ray_bench_section()},
+                                    "docs/cluster.md")
     train_page = ROOT / "docs" / "training.md"
     out[train_page] = fill_blocks(train_page.read_text(),
                                   {"strength": strength_section(),

@@ -24,7 +24,8 @@ rate is the headline and the rating is read from the pairwise durak comparisons.
 
 Every game is a ``durak_env.Game`` driven by ``observe(seat)``, ``action_mask()``
 and ``step``. Deal seeds and agent RNGs are derived from ``--seed`` and the game's
-index only, so the result is the same for any number of workers.
+index only, so the result is the same for any number of workers: worker processes
+(``--workers``) or the CPUs of a Ray cluster (``--ray [ADDRESS]``, docs/cluster.md).
 
 ``--record N`` saves the first ``N`` games of the schedule as game records
 (``durak_env.records``, the format ``python -m agents.play`` writes) in ``OUT/records/``;
@@ -32,8 +33,8 @@ index only, so the result is the same for any number of workers.
 """
 
 # Modules: scheduling (who plays which deal in which seat), play (playing the schedule, in
-# worker processes if asked), summary (tallies and ratings), report (tables, CSV, JSON,
-# plots, game records) and cli (the command line; its --help prints this docstring).
+# worker processes or as Ray tasks if asked), summary (tallies and ratings), report (tables,
+# CSV, JSON, plots, game records) and cli (the command line; its --help prints this docstring).
 
 from .cli import main, parse_args, provenance, rules_from_args, split_specs
 from .play import GameResult, play_game, run

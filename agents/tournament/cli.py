@@ -16,7 +16,7 @@ from durak_env.cli import ArgumentParser, add_rules_arguments, count, rules_from
 from durak_env.cli import seed as seed_arg
 
 from ..registry import make_agent
-from .play import run
+from .play import connect_ray, run
 from .report import format_tables, write_outputs, write_records
 from .scheduling import schedule
 from .summary import Summary, summarize
@@ -38,6 +38,10 @@ def _parser() -> ArgumentParser:
     p.add_argument("--games", type=count(1), default=1000,
                    help="games per agent pair (2 players) or in total (more players)")
     p.add_argument("--workers", type=count(1), default=1, help="worker processes (default 1)")
+    p.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
+                   help="play the games as Ray tasks instead of worker processes (needs the "
+                        "ray extra): alone, on a Ray started in this process; 'auto' or "
+                        "HOST:PORT, on a running cluster (docs/cluster.md)")
     p.add_argument("--seed", type=seed_arg, default=0, help="an int in 0..2**64-1 (default 0)")
     p.add_argument("--out", help="output directory (default runs/tournament_<time>)")
     p.add_argument("--record", type=count(0), default=0, metavar="N",
@@ -67,6 +71,11 @@ def _setup(argv=None):
         for spec in specs:
             make_agent(spec, rules)
         schedule(len(specs), rules.num_players, 1)
+        if args.ray is not None:
+            if args.workers > 1:
+                raise ValueError("--workers and --ray exclude each other: on Ray every CPU "
+                                 "of the cluster is a worker")
+            connect_ray(args.ray)
         out = args.out or os.path.join("runs", time.strftime("tournament_%Y%m%d_%H%M%S"))
         check_writable_dir("--out", out)
     except ValueError as e:
@@ -113,10 +122,10 @@ def main(argv=None) -> Summary:
     args, rules, specs, out = _setup(argv)
     t0 = time.time()
     results = run(rules, specs, args.games, args.seed, args.workers, not args.no_progress,
-                  record=args.record)
+                  record=args.record, ray=args.ray)
     summary = summarize(specs, results)
     config = {**provenance(argv), "agents": specs, "rules": rules.to_dict(), "games": args.games,
-              "seed": args.seed, "workers": args.workers, "played": len(results),
+              "seed": args.seed, "workers": args.workers, "ray": args.ray, "played": len(results),
               "record": args.record, "seconds": round(time.time() - t0, 1)}
     print(f"{len(results)} games, {rules}, seed {args.seed}, {config['seconds']} s")
     print(format_tables(summary, rules.num_players))

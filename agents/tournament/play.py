@@ -1,15 +1,19 @@
-"""Playing the schedule: one game per ``Match``, in this process or in workers.
+"""Playing the schedule: one game per ``Match``, in this process, in worker processes or
+as Ray tasks on a cluster.
 
 Deal seeds and agent RNGs come from the tournament seed and the game's index only, so
-the results are the same for any number of workers.
+the results are the same for any number of workers, local or on Ray.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import socket
 import sys
+import tempfile
 import time
+import uuid
 import warnings
 import weakref
 from dataclasses import dataclass
@@ -18,7 +22,7 @@ import numpy as np
 
 from durak_env import Game, IllegalMoveError, Rules
 
-from ..registry import make_agent
+from ..registry import make_agent, parse_spec
 from ..stats import MAX_DECISIONS
 from .scheduling import Match, deal_seed, schedule
 
@@ -142,9 +146,11 @@ def _record_meta(seed: int, match: Match, agents: list, players: list[str] | Non
 _WORKER: dict = {}
 
 
-def _init_worker(rules_dict: dict, specs: list[str], seed: int, record: int):
+def _init_worker(rules_dict: dict, specs: list[str], seed: int, record: int,
+                 files: dict[str, bytes] | None = None):
     rules = Rules.from_dict(rules_dict)
-    _WORKER.update(rules=rules, specs=specs, seed=seed, record=record, cache={})
+    _WORKER.update(rules=rules, specs=specs, seed=seed, record=record, files=files or {},
+                   cache={})
 
 
 def _seat_agents(match: Match) -> list:
@@ -154,9 +160,25 @@ def _seat_agents(match: Match) -> list:
     for s, i in enumerate(match.seats):
         key = (i, s)
         if key not in w["cache"]:
-            w["cache"][key] = make_agent(w["specs"][i], w["rules"])
+            w["cache"][key] = _build(w["specs"][i], w["rules"], w["files"])
         out.append(w["cache"][key])
     return out
+
+
+def _build(spec: str, rules: Rules, files: dict[str, bytes]):
+    """``make_agent(spec)``; a file the spec names and the driver shipped (``ship_files``)
+    is read from a temporary copy of its bytes instead of from its path."""
+    name, params = parse_spec(spec)
+    if params.get("path") not in files:
+        return make_agent(spec, rules)
+    with tempfile.TemporaryDirectory(prefix="durak_tournament_") as directory:
+        copy = os.path.join(directory, os.path.basename(params["path"]))
+        with open(copy, "wb") as f:
+            f.write(files[params["path"]])
+        agent = make_agent(f"{name}:" + ",".join(
+            f"{k}={copy if k == 'path' else v}" for k, v in params.items()), rules)
+    agent.name = spec.strip()  # results, warnings and errors name the driver's spec
+    return agent
 
 
 def _run_chunk(matches: list[Match]) -> list[GameResult]:
@@ -166,36 +188,147 @@ def _run_chunk(matches: list[Match]) -> list[GameResult]:
 
 
 def run(rules: Rules, specs: list[str], games: int, seed: int = 0, workers: int = 1,
-        progress: bool = True, record: int = 0, chunk: int = 20) -> list[GameResult]:
+        progress: bool = True, record: int = 0, chunk: int = 20,
+        ray: str | None = None) -> list[GameResult]:
     """Play the whole schedule and return the results in schedule order.
 
     Args:
         record: keep the game record (``GameResult.record``) of the first ``record``
             games of the schedule; ``write_records`` saves them as files.
+        ray: play the chunks as Ray tasks instead of in ``workers`` processes: ``"local"``
+            starts Ray in this process, ``"auto"`` or ``"HOST:PORT"`` joins a running
+            cluster (``connect_ray``); an already connected Ray is used as it is.
     """
     for spec in specs:  # fail fast on a bad spec, before any worker starts
         make_agent(spec, rules)
     matches = schedule(len(specs), rules.num_players, games)
-    chunks = [matches[i : i + chunk] for i in range(0, len(matches), chunk)]
     init = (rules.to_dict(), specs, seed, record)
     bar = _progress(len(matches), progress)
+    if ray is not None:
+        results = _run_on_ray(init, matches, chunk, ray, bar)
+    else:
+        results = _run_local(init, matches, chunk, workers, bar)
+    bar.close()
+    return results
+
+
+def _chunks(matches: list[Match], size: int) -> list[list[Match]]:
+    return [matches[i : i + size] for i in range(0, len(matches), size)]
+
+
+def _run_local(init: tuple, matches: list[Match], chunk: int, workers: int, bar):
     results: list[GameResult] = []
     if workers <= 1:
         _init_worker(*init)
-        for c in chunks:
+        for c in _chunks(matches, chunk):
             results += _run_chunk(c)
             bar.update(len(c))
-    else:
-        # fork is fast, but a forked child deadlocks in torch's thread pool once the
-        # parent has used torch (checking a ppo spec loads its network): spawn then
-        forkable = os.name == "posix" and "torch" not in sys.modules
-        ctx = mp.get_context("fork" if forkable else "spawn")
-        with ctx.Pool(workers, _init_worker, init) as pool:
-            for res in pool.imap(_run_chunk, chunks):
-                results += res
-                bar.update(len(res))
-    bar.close()
+        return results
+    # fork is fast, but a forked child deadlocks in torch's thread pool once the
+    # parent has used torch (checking a ppo spec loads its network): spawn then
+    forkable = os.name == "posix" and "torch" not in sys.modules
+    ctx = mp.get_context("fork" if forkable else "spawn")
+    with ctx.Pool(workers, _init_worker, init) as pool:
+        for res in pool.imap(_run_chunk, _chunks(matches, chunk)):
+            results += res
+            bar.update(len(res))
     return results
+
+
+# ---------------------------------------------------------------- Ray
+
+# Ray retries a task whose worker process died (a killed worker, a lost node) this many
+# times; an exception raised by the game itself (an illegal move) is not retried.
+RAY_RETRIES = 5
+# Tasks per CPU of the cluster on a long schedule: enough to balance uneven games over the
+# workers, few enough that cheap games do not pay a task's fixed cost many times over.
+RAY_CHUNKS_PER_CPU = 4
+
+
+def connect_ray(address: str = "local"):
+    """Connect to Ray unless connected already: ``"local"`` starts it in this process,
+    ``"auto"`` or ``"HOST:PORT"`` joins a running cluster.
+
+    Returns:
+        The ``ray`` module.
+
+    Raises:
+        ValueError: Ray is not installed, or the cluster cannot be reached (one line).
+    """
+    try:
+        import ray
+    except ImportError:
+        raise ValueError('Ray is not installed: pip install -e ".[ray]"') from None
+    if not ray.is_initialized():
+        _check_reachable(address)
+        try:
+            # the workers' output (a game's warning) reaches this terminal, Ray's own
+            # start-up chatter does not; a Ray of this command alone needs no dashboard
+            extra = {"include_dashboard": False} if address == "local" else {}
+            ray.init(address=address, logging_level="ERROR", **extra)
+        except (ConnectionError, RuntimeError, ValueError) as e:
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise ValueError(f"cannot reach a Ray cluster at {address!r}: {first}") from None
+    return ray
+
+
+def _check_reachable(address: str) -> None:
+    """A quick TCP connection to a ``HOST:PORT`` address: ``ray.init`` would retry an
+    unreachable one for a long time, logging as it goes."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or "://" in address:
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except OSError as e:
+        raise ValueError(f"cannot reach a Ray cluster at {address!r}: "
+                         f"{e.strerror or e}") from None
+
+
+def ray_chunk(matches: int, cpus: float, chunk: int) -> int:
+    """Games per Ray task: at least ``chunk``, larger on a long schedule so that each CPU
+    of the cluster gets about ``RAY_CHUNKS_PER_CPU`` tasks. Any size gives the same results."""
+    return max(chunk, -(-matches // max(1, int(cpus) * RAY_CHUNKS_PER_CPU)))
+
+
+def _run_on_ray(init: tuple, matches: list[Match], chunk: int, address: str, bar):
+    """Send the chunks as Ray tasks and gather their results in schedule order as they
+    arrive. The rules, specs and checkpoint bytes go to the cluster once (``ray.put``)."""
+    ray = connect_ray(address)
+    specs = init[1]
+    shared = ray.put({"token": uuid.uuid4().hex, "init": init, "files": ship_files(specs)})
+    task = ray.remote(max_retries=RAY_RETRIES, num_cpus=1)(_ray_chunk)
+    size = ray_chunk(len(matches), ray.cluster_resources().get("CPU", 1), chunk)
+    pending = {task.remote(shared, c): i for i, c in enumerate(_chunks(matches, size))}
+    done: dict[int, list[GameResult]] = {}
+    while pending:
+        ready, _ = ray.wait(list(pending), num_returns=1)
+        for ref in ready:
+            res = ray.get(ref)
+            done[pending.pop(ref)] = res
+            bar.update(len(res))
+    return [r for i in sorted(done) for r in done[i]]
+
+
+def ship_files(specs: list[str]) -> dict[str, bytes]:
+    """The bytes of every file an agent spec names (a ``ppo:`` checkpoint's ``path``),
+    read here, so that Ray workers need no shared file system."""
+    files = {}
+    for spec in specs:
+        path = parse_spec(spec)[1].get("path")
+        if path and path not in files:
+            with open(path, "rb") as f:
+                files[path] = f.read()
+    return files
+
+
+def _ray_chunk(shared: dict, matches: list[Match]) -> list[GameResult]:
+    """One Ray task. A worker process keeps its agents between the tasks of one
+    tournament (``token``), as a pool worker does."""
+    if _WORKER.get("token") != shared["token"]:
+        _init_worker(*shared["init"], shared["files"])
+        _WORKER["token"] = shared["token"]
+    return _run_chunk(matches)
 
 
 def _progress(total: int, enabled: bool):

@@ -4,7 +4,8 @@ trains on a local one-CPU Ray."""
 import numpy as np
 import pytest
 
-pytest.importorskip("ray.rllib", reason='needs the rllib extra: pip install -e ".[rllib]"')
+# dev installs the ray extra, so in CI this runs
+pytest.importorskip("ray.rllib", reason='needs the ray extra: pip install -e ".[ray]"')
 
 from durak_env.rllib import SHARED_POLICY, DurakMultiAgentEnv, ppo_config  # noqa: E402
 
@@ -33,7 +34,8 @@ def test_turn_based_protocol():
 def test_ppo_trains_one_iteration_on_a_local_ray():
     import ray
 
-    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+    # "local": a Ray of its own, never a cluster someone else started on this machine
+    ray.init(address="local", num_cpus=1, include_dashboard=False, log_to_driver=False)
     try:
         algo = ppo_config().training(train_batch_size_per_learner=400, minibatch_size=100,
                                      num_epochs=1).build_algo()
