@@ -143,6 +143,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--nodes", type=int, default=50_000, help="node cap per move")
     ap.add_argument("--no-progress", action="store_true")
+    ap.add_argument("--json", metavar="PATH",
+                    help="also write the counts, the command and the commit to PATH")
     args = ap.parse_args(argv)
     if args.games < 1 or args.nodes < 1:
         print("endgame_audit: error: --games and --nodes must be >= 1", file=sys.stderr)
@@ -154,7 +156,26 @@ def main(argv=None) -> int:
         print(f"endgame_audit: error: {e}", file=sys.stderr)
         return 2
     print(report(r))
+    if args.json:
+        _write_json(args.json, r, argv)
     return 0
+
+
+def _write_json(path: str, r: dict, argv) -> None:
+    import datetime
+    import json
+    import subprocess
+    from pathlib import Path
+
+    from durak_env.atomic import write_text
+
+    argv = sys.argv[1:] if argv is None else list(argv)
+    root = Path(__file__).resolve().parent.parent
+    commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=root,
+                            capture_output=True, text=True).stdout.strip() or "unknown"
+    data = {"command": "python -m agents.endgame_audit " + " ".join(argv), "commit": commit,
+            "date": datetime.date.today().isoformat(), "result": r}
+    write_text(path, json.dumps(data, indent=2) + "\n")
 
 
 if __name__ == "__main__":
