@@ -420,6 +420,30 @@ def train_sps_section() -> str:
     return "\n".join(rows)
 
 
+def audit_section() -> str:
+    """docs/training.md's end-game audit of the shipped two-player policy, from
+    docs/results/endgame_audit.json (``python -m agents.endgame_audit ... --json``)."""
+    path = RESULTS / "endgame_audit.json"
+    if not path.exists():
+        return "No `docs/results/endgame_audit.json` is committed yet."
+    data = json.loads(path.read_text())
+    r = data["result"]
+    from agents.stats import wilson
+
+    lo, hi = wilson(r["blunders"], max(r["choices"], 1))
+    rate = r["blunders"] / max(r["choices"], 1)
+    return "\n".join([
+        f"```bash\n{data['command']}\n```\n",
+        f"Commit `{data['commit']}`, {data['date']}.\n",
+        "| games | policy's wins | end-game decisions with a choice | not solved (node cap) "
+        "| blunders [95% CI] | of which a win turned into a loss | games entered won, "
+        "then lost |", "|---|---|---|---|---|---|---|",
+        f"| {_num(r['games'])} | {_num(r['wins'])} | {_num(r['choices'])} | "
+        f"{_num(r['unsolved'])} | {100 * rate:.2f}% [{100 * lo:.2f}, {100 * hi:.2f}] | "
+        f"{_num(r['win_to_loss'])} | {_num(r['entered_won_lost'])} of "
+        f"{_num(r['entered_won'])} |"])
+
+
 RAY_BENCH = RESULTS / "ray_tournament.json"
 
 
@@ -618,7 +642,8 @@ def outputs() -> dict[Path, str]:
     out[train_page] = fill_blocks(train_page.read_text(),
                                   {"strength": strength_section(),
                                    "train_sps": train_sps_section(),
-                                   "ray_sps": ray_sps_section()}, "docs/training.md")
+                                   "ray_sps": ray_sps_section(),
+                                   "audit": audit_section()}, "docs/training.md")
     env_page = ROOT / "docs" / "environments.md"
     out[env_page] = fill_blocks(env_page.read_text(),
                                 {"sizes": sizes_table(), "aec": aec_reference()},
