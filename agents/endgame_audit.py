@@ -25,14 +25,11 @@ import numpy as np
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-import torch  # noqa: E402
-
 from agents.endgame import UNKNOWN, EndgameSolver  # noqa: E402
-from agents.ppo import legal_lists, legal_valid, load_checkpoint  # noqa: E402
-from agents.selfplay import RandomPlayer, make_player  # noqa: E402
-from agents.stats import MAX_DECISIONS, wilson  # noqa: E402
+from agents.ppo import load_checkpoint  # noqa: E402
+from agents.ppo_train import play_against  # noqa: E402
+from agents.stats import wilson  # noqa: E402
 from agents.view import fast_decode  # noqa: E402
-from durak_env.vector import VectorEnv  # noqa: E402
 
 
 def audit(path: str, opponent: str = "expert_rules", games: int = 2000, seed: int = 1,
@@ -44,43 +41,18 @@ def audit(path: str, opponent: str = "expert_rules", games: int = 2000, seed: in
         raise ValueError(f"the end-game audit needs a two-player checkpoint, got "
                          f"{rules.num_players} players")
     solver = EndgameSolver(rules, nodes, last_card=True, cheap_first=True)
-    venv = VectorEnv(rules, games, seed=seed, copy=False)
-    obs, info = venv.reset(seed=seed)
-    mask, to_act = info["action_mask"], info["to_act"]
-    seat = np.arange(games) % 2
-    opp, rng = make_player(opponent, rules, venv), np.random.default_rng(seed)
-    finished = np.zeros(games, np.bool_)
     entered = np.full(games, -2)  # proven value of the first audited position, per game
-    result = np.zeros(games)
     counts_by = {"decisions": 0, "choices": 0, "unsolved": 0, "blunders": 0,
                  "win_to_loss": 0}
+
+    def on_decision(obs, ids, counts, rows, actions):
+        for g in rows:
+            _audit_one(solver, rules, obs[g], ids[g, : counts[g]], int(actions[g]),
+                       counts_by, entered, g)
+
     bar = _bar(games, progress)
-    for _ in range(MAX_DECISIONS):  # a game past it is stopped (not counted as won)
-        if finished.all():
-            break
-        ids, counts = legal_lists(mask)
-        mine = (to_act == seat) & ~finished
-        actions = RandomPlayer().act(None, None, ids, counts, None, rng)
-        rows = np.flatnonzero(mine)
-        if len(rows):
-            valid = legal_valid(torch.from_numpy(counts[rows]), ids.shape[1])
-            with torch.no_grad():
-                pos, _, _, _ = net.get_action_and_value(
-                    torch.from_numpy(obs[rows]), torch.from_numpy(ids[rows]), valid,
-                    greedy=True)
-            actions[rows] = ids[rows, pos.numpy()]
-            for g in rows:
-                _audit_one(solver, rules, obs[g], ids[g, : counts[g]], int(actions[g]),
-                           counts_by, entered, g)
-        rows = np.flatnonzero(~mine & ~finished)
-        if len(rows):
-            actions[rows] = opp.act(obs[rows], mask[rows], ids[rows], counts[rows], rows, rng)
-        obs, rew, term, _, info = venv.step(actions)
-        mask, to_act = info["action_mask"], info["to_act"]
-        new = term & ~finished
-        result[new] = rew[new, seat[new]]
-        finished |= term
-        bar.update(int(new.sum()))
+    result, _ = play_against(net, rules, opponent, games, seed, greedy=True,
+                             on_decision=on_decision, bar=bar)
     bar.close()
     won_entry = entered == 1
     return {**counts_by, "games": games, "wins": int((result > 0).sum()),

@@ -60,6 +60,26 @@ def evaluate(net: PPONet, rules: Rules, spec: str, games: int, seed: int = 12345
     cycle forever with more than two seats) is stopped and counted as a draw, as the
     tournament does; ``unfinished`` counts them.
     """
+    result, finished = play_against(net, rules, spec, games, seed, greedy, num_threads)
+    wins, losses = int((result > 0).sum()), int((result < 0).sum())
+    lo, hi = wilson(wins, games)
+    return {"opponent": spec, "games": games, "wins": wins, "losses": losses,
+            "draws": games - wins - losses, "unfinished": int((~finished).sum()),
+            "winrate": wins / games, "ci95": [lo, hi]}
+
+
+@torch.inference_mode()
+def play_against(net: PPONet, rules: Rules, spec: str, games: int, seed: int = 12345,
+                 greedy: bool = True, num_threads: int | None = None, on_decision=None,
+                 bar=None) -> tuple[np.ndarray, np.ndarray]:
+    """The games of ``evaluate``: the learner's reward per game (0 where unfinished) and
+    whether each game finished within ``MAX_DECISIONS``.
+
+    Args:
+        on_decision: called as ``on_decision(obs, ids, counts, rows, actions)`` with the
+            learner's rows and chosen actions at every step, before the step.
+        bar: a progress bar, updated by the games that end.
+    """
     venv = VectorEnv(rules, games, seed=seed, num_threads=num_threads, copy=False)
     obs, info = venv.reset(seed=seed)
     mask, to_act = info["action_mask"], info["to_act"]
@@ -79,6 +99,8 @@ def evaluate(net: PPONet, rules: Rules, spec: str, games: int, seed: int = 12345
             pos, _, _, _ = net.get_action_and_value(
                 torch.from_numpy(obs[rows]), torch.from_numpy(ids[rows]), valid, greedy=greedy)
             actions[rows] = ids[rows, pos.numpy()]
+            if on_decision is not None:
+                on_decision(obs, ids, counts, rows, actions)
         rows = np.flatnonzero(~mine & ~finished)
         if len(rows):
             actions[rows] = opp.act(obs[rows], mask[rows], ids[rows], counts[rows], rows, rng)
@@ -87,11 +109,9 @@ def evaluate(net: PPONet, rules: Rules, spec: str, games: int, seed: int = 12345
         new = term & ~finished
         result[new] = rew[new, seat[new]]
         finished |= term
-    wins, losses = int((result > 0).sum()), int((result < 0).sum())
-    lo, hi = wilson(wins, games)
-    return {"opponent": spec, "games": games, "wins": wins, "losses": losses,
-            "draws": games - wins - losses, "unfinished": int((~finished).sum()),
-            "winrate": wins / games, "ci95": [lo, hi]}
+        if bar is not None:
+            bar.update(int(new.sum()))
+    return result, finished
 
 
 # ---------------------------------------------------------------- the training loop

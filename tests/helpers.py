@@ -223,3 +223,18 @@ def play_out(game, rng: random.Random, bound: int = MOVE_BOUND) -> int:
         game.play(random_move(game, rng))
         moves += 1
     return moves
+
+
+def hand_checked_end_game():
+    """Talon empty, trump spades; seat 0 attacks with 6C 6D AS against 7C 7D. Opening
+    with AS (unbeatable) then 6C, 6D wins; opening with 6C loses (7C beats it, and seat 0
+    is left with AS and 6D against 7D). Returns ``(rules, game)``."""
+    from durak_env import Game, Rules
+
+    rules = Rules()
+    deck = Game.new(rules, 0)
+    rest = [c for h in deck.hands for c in h] + deck.talon
+    mine, theirs = ["6C", "6D", "AS"], ["7C", "7D"]
+    discard = [c for c in rest if c not in mine + theirs]
+    return rules, Game.from_deal(rules, hands=[mine, theirs], discard=discard, trump="S",
+                                 first_attacker=0)

@@ -15,6 +15,7 @@ from agents.view import fast_decode
 from durak_env import Game, Rules
 from durak_env.cards import NUM_CARDS
 from tests.conftest import ENDGAME_RULE_SETS, rules_id
+from tests.helpers import hand_checked_end_game
 
 
 @pytest.mark.parametrize("rules", ENDGAME_RULE_SETS, ids=rules_id)
@@ -47,15 +48,8 @@ def test_claimed_wins_are_won_against_any_play(rules):
 
 
 def test_solves_a_hand_checked_end_game():
-    # Talon empty, trump spades. Seat 0 attacks with 6C 6D AS against 7C 7D:
-    # opening with AS (unbeatable) then 6C, 6D wins; the search must find a winning line.
-    rules = Rules()
-    deck = Game.new(rules, 0)
-    rest = [c for h in deck.hands for c in h] + deck.talon
-    mine, theirs = ["6C", "6D", "AS"], ["7C", "7D"]
-    discard = [c for c in rest if c not in mine + theirs]
-    game = Game.from_deal(rules, hands=[mine, theirs], discard=discard, trump="S",
-                          first_attacker=0)
+    # the search must find a winning line (opening with AS)
+    rules, game = hand_checked_end_game()
     solver = EndgameSolver(rules)
     v = fast_decode(game.observe(0), rules)
     assert solver.applies(v)

@@ -6,21 +6,7 @@ import numpy as np
 
 from agents.endgame import EndgameSolver
 from agents.endgame_audit import _audit_one, audit, main
-from durak_env import Game, Rules
-
-
-def _position():
-    # Talon empty, trump spades; seat 0 attacks with 6C 6D AS against 7C 7D. Opening
-    # with AS wins; opening with 6C loses (7C beats it, and seat 0 is left with AS
-    # and 6D against 7D).
-    rules = Rules()
-    deck = Game.new(rules, 0)
-    rest = [c for h in deck.hands for c in h] + deck.talon
-    mine, theirs = ["6C", "6D", "AS"], ["7C", "7D"]
-    discard = [c for c in rest if c not in mine + theirs]
-    game = Game.from_deal(rules, hands=[mine, theirs], discard=discard, trump="S",
-                          first_attacker=0)
-    return rules, game
+from tests.helpers import hand_checked_end_game
 
 
 def _counts():
@@ -28,7 +14,7 @@ def _counts():
 
 
 def test_a_losing_move_in_a_won_position_is_a_blunder():
-    rules, game = _position()
+    rules, game = hand_checked_end_game()
     legal = game.legal_actions()
     by_name = {game.layout.decode(int(a)): int(a) for a in legal}
     solver = EndgameSolver(rules, 50_000, last_card=True, cheap_first=True)
