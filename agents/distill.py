@@ -21,6 +21,7 @@ import torch
 
 from durak_env import Rules
 from durak_env.batch import legal_width
+from durak_env.symmetry import SuitSymmetry
 
 from .teacher import SearchConfig, SearchLabeler
 
@@ -39,6 +40,9 @@ class DistillConfig:
     """Labelled positions per PPO minibatch."""
     background: bool = True
     """Label in a background thread while training goes on (False: label in line)."""
+    augment: bool = False
+    """Show every sampled labelled position under a random suit renaming
+    (``durak_env.symmetry``)."""
     prefer: str = "chosen"
     """Which equally good move becomes the label: ``chosen`` (the move the learner played,
     tried first by the search) or ``greedy`` (its most likely move, so that a greedy
@@ -52,6 +56,7 @@ class Distiller:
                  seed: int):
         self.cfg = cfg
         self.labeler = SearchLabeler(rules, search, seed)
+        self.sym = SuitSymmetry(rules) if cfg.augment else None
         n = cfg.buffer_size
         self.obs = np.zeros((n, obs_size), np.float32)
         self.ids = np.zeros((n, legal_width(rules)), np.int64)  # no legal list is wider
@@ -115,7 +120,11 @@ class Distiller:
             return None
         rows = rng.integers(0, self.size, min(self.cfg.minibatch_size, self.size))
         w = int(self.counts[rows].max())
-        return (torch.from_numpy(self.obs[rows]), torch.from_numpy(self.ids[rows, :w]),
+        obs, ids = self.obs[rows], self.ids[rows, :w]
+        if self.sym is not None:
+            k = rng.integers(0, len(self.sym), len(rows))
+            obs, ids = self.sym.observations(obs, k), self.sym.actions(ids, k)
+        return (torch.from_numpy(obs), torch.from_numpy(ids),
                 torch.from_numpy(self.counts[rows]), torch.from_numpy(self.label[rows]))
 
     def stats(self) -> dict:

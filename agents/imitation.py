@@ -19,6 +19,7 @@ from torch import nn
 
 from durak_env import Rules
 from durak_env.batch import legal_width
+from durak_env.symmetry import SuitSymmetry
 from durak_env.vector import VectorEnv
 
 from .ppo import PPONet, legal_lists, legal_valid
@@ -49,6 +50,9 @@ class ImitationConfig:
     """Share of the games kept out of training to measure the agreement."""
     vf_coef: float = 0.5
     """Weight of the value loss (fit to the outcome for the acting seat)."""
+    augment: bool = False
+    """Show every minibatch under random suit renamings (``durak_env.symmetry``): each
+    labelled position is seen in up to 24 equivalent guises."""
 
 
 @dataclass
@@ -187,11 +191,18 @@ def agreement(net: PPONet, data: Positions, rows: np.ndarray, batch: int = 8192)
             "positions": int(len(rows)), "searched": int(srch.sum())}
 
 
-def _tensors(data: Positions, rows: np.ndarray):
-    st = None if data.state is None else torch.from_numpy(data.state[rows])
-    return (torch.from_numpy(data.obs[rows]), torch.from_numpy(data.ids[rows]),
-            torch.from_numpy(data.counts[rows]), torch.from_numpy(data.label[rows]), st,
-            torch.from_numpy(data.ret[rows]))
+def _tensors(data: Positions, rows: np.ndarray, sym: SuitSymmetry | None = None,
+             rng: np.random.Generator | None = None):
+    """The rows as tensors; with ``sym``, each row under a random suit renaming."""
+    obs, ids, st = data.obs[rows], data.ids[rows], data.state
+    st = None if st is None else st[rows]
+    if sym is not None:
+        k = rng.integers(0, len(sym), len(rows))
+        obs, ids = sym.observations(obs, k), sym.actions(ids, k)
+        st = None if st is None else sym.states(st, k)
+    return (torch.from_numpy(obs), torch.from_numpy(ids),
+            torch.from_numpy(data.counts[rows]), torch.from_numpy(data.label[rows]),
+            None if st is None else torch.from_numpy(st), torch.from_numpy(data.ret[rows]))
 
 
 def clone(net: PPONet, data: Positions, cfg: ImitationConfig, seed: int,
@@ -203,6 +214,7 @@ def clone(net: PPONet, data: Positions, cfg: ImitationConfig, seed: int,
     train_rows, held = split_holdout(data, cfg.holdout, seed)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
     rng = np.random.default_rng(seed)
+    sym = SuitSymmetry(net.rules) if cfg.augment else None
     steps = cfg.epochs * max(1, -(-len(train_rows) // cfg.minibatch_size))
     bar = tqdm(total=steps, unit="step", disable=not progress, desc="imitation")
     net.train()
@@ -211,7 +223,8 @@ def clone(net: PPONet, data: Positions, cfg: ImitationConfig, seed: int,
         perm = rng.permutation(train_rows)
         for s in range(0, len(perm), cfg.minibatch_size):
             opt.param_groups[0]["lr"] = cfg.lr * (1.0 - step / steps)
-            obs, ids, counts, label, st, ret = _tensors(data, perm[s:s + cfg.minibatch_size])
+            obs, ids, counts, label, st, ret = _tensors(data, perm[s:s + cfg.minibatch_size],
+                                                          sym, rng)
             ce, value, _ = masked_ce(net, obs, ids, counts, label, st)
             v_loss = 0.5 * ((value - ret) ** 2).mean()
             loss = ce + cfg.vf_coef * v_loss

@@ -28,11 +28,12 @@ ROOT = Path(__file__).resolve().parents[2]
 SMALL_SEARCH = SearchConfig(endgame_nodes=3000, pimc_talon=1, pimc_samples=2, pimc_nodes=300)
 
 
-def test_cloning_learns_the_teacher_well_above_chance():
+@pytest.mark.parametrize("augment", [False, True])
+def test_cloning_learns_the_teacher_well_above_chance(augment):
     torch.manual_seed(0)
     rules = Rules()
     cfg = ImitationConfig(positions=6000, epochs=4, num_envs=64, lr=2e-3, minibatch_size=256,
-                          holdout=0.15)
+                          holdout=0.15, augment=augment)
     data = generate_positions(rules, cfg.positions, cfg, SearchLabeler(rules, SMALL_SEARCH),
                               seed=3, with_state=True, num_threads=1, progress=False)
     assert len(data) >= cfg.positions and data.searched.any()
@@ -84,6 +85,39 @@ def test_distillation_labels_only_legal_moves():
         assert len(set(legal.tolist())) == dist.counts[i]
     sample = dist.sample(rng)
     assert sample is not None and (sample[3] < sample[2]).all()
+
+
+def test_distillation_augmented_samples_rename_position_and_label_together():
+    """Under suit renaming, the labelled move's cards are in the renamed hand."""
+    from durak_env.actions import ActionLayout
+    from durak_env.observation import observation_layout
+
+    rules = Rules()
+    venv = VectorEnv(rules, 64, seed=2, num_threads=1)
+    obs, info = venv.reset()
+    rng = np.random.default_rng(0)
+    dist = Distiller(rules, SMALL_SEARCH, DistillConfig(coef=1.0, labels_per_update=64,
+                                                        buffer_size=500, background=False,
+                                                        augment=True),
+                     obs.shape[1], seed=0)
+    for _ in range(120):
+        ids, counts = legal_lists(info["action_mask"])
+        dist.submit(obs, ids, counts, ids[:, 0], ids[:, 0], rng)
+        obs, _, _, _, info = venv.step(venv.random_actions())
+    lay = ActionLayout.of(rules)
+    hand = next(p.offset for p in observation_layout(rules) if p.name == "hand")
+    renamed = 0
+    for _ in range(5):
+        s_obs, s_ids, _, s_label = (t.numpy() for t in dist.sample(rng))
+        for o, row, lab in zip(s_obs, s_ids, s_label, strict=True):
+            a = int(row[lab])
+            if a < lay.play:
+                continue  # pass or take: no card
+            own = a - lay.play if a < lay.beat else (a - lay.beat) % lay.deck_size
+            assert o[hand + own] == 1  # the card played or covering is in the hand
+        raw = dist.obs[: dist.size]
+        renamed += sum(not (raw == o).all(1).any() for o in s_obs)
+    assert renamed > 0  # some samples were shown renamed
 
 
 def test_policy_never_reads_the_global_state():
