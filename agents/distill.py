@@ -43,6 +43,10 @@ class DistillConfig:
     augment: bool = False
     """Show every sampled labelled position under a random suit renaming
     (``durak_env.symmetry``)."""
+    target: str = "move"
+    """``move``: the searched move is the label (cross-entropy); ``set``: every best move
+    is (all legal moves solved), and the loss is minus the log of the probability the
+    policy puts on that set, so the policy is free among equally good moves."""
     prefer: str = "chosen"
     """Which equally good move becomes the label: ``chosen`` (the move the learner played,
     tried first by the search) or ``greedy`` (its most likely move, so that a greedy
@@ -61,7 +65,7 @@ class Distiller:
         self.obs = np.zeros((n, obs_size), np.float32)
         self.ids = np.zeros((n, legal_width(rules)), np.int64)  # no legal list is wider
         self.counts = np.ones(n, np.int64)
-        self.label = np.zeros(n, np.int64)
+        self.good = np.zeros((n, legal_width(rules)), np.bool_)  # the label(s) per position
         self.size, self.head, self.labelled = 0, 0, 0
         self.agree: list[float] = []
         self._pool = ThreadPoolExecutor(1) if cfg.background else None
@@ -89,9 +93,20 @@ class Distiller:
             self._job = self._pool.submit(self._label, *job)
 
     def _label(self, obs, ids, counts, first, greedy):
-        found = self.labeler.label_rows(obs, ids, counts, first, np.arange(len(obs)))
-        ok = found >= 0
-        return obs[ok], ids[ok], counts[ok], found[ok], greedy[ok]
+        """The labelled rows, each with a bool mask over its legal list (``good``)."""
+        good = np.zeros(ids.shape, np.bool_)
+        if self.cfg.target == "set":
+            ok = np.zeros(len(obs), np.bool_)
+            for i in range(len(obs)):
+                found = self.labeler.label_set(obs[i], ids[i, : counts[i]].tolist())
+                if found is not None:
+                    ok[i], good[i, : counts[i]] = True, found
+        else:
+            found = self.labeler.label_rows(obs, ids, counts, first, np.arange(len(obs)))
+            ok = found >= 0
+            good[ok] = ids[ok] == found[ok, None]
+            good &= np.arange(ids.shape[1]) < counts[:, None]  # not the padding
+        return obs[ok], ids[ok], counts[ok], good[ok], greedy[ok]
 
     def collect(self, wait: bool = False) -> None:
         """Move a finished (with ``wait``: the pending) labelling job into the buffer."""
@@ -99,23 +114,28 @@ class Distiller:
             job, self._job = self._job, None
             self._add(*job.result())
 
-    def _add(self, obs, ids, counts, label, greedy) -> None:
-        if len(label):
-            self.agree.append(float(np.mean(greedy == label)))
-        for i in range(len(label)):
+    def _add(self, obs, ids, counts, good, greedy) -> None:
+        n = len(good)
+        if n:  # the learner's most likely move was already a labelled one
+            is_greedy = ids == greedy[:, None]
+            is_greedy &= np.arange(ids.shape[1]) < counts[:, None]
+            self.agree.append(float(np.mean((good & is_greedy).any(1))))
+        w = ids.shape[1]
+        for i in range(n):
             h = self.head
-            w = ids.shape[1]
             self.obs[h] = obs[i]
             self.ids[h] = 0
             self.ids[h, :w] = ids[i, :w]
             self.counts[h] = counts[i]
-            self.label[h] = int(np.flatnonzero(ids[i, : counts[i]] == label[i])[0])
-            self.head = (h + 1) % len(self.label)
-            self.size = min(self.size + 1, len(self.label))
-        self.labelled += len(label)
+            self.good[h] = False
+            self.good[h, :w] = good[i, :w]
+            self.head = (h + 1) % len(self.good)
+            self.size = min(self.size + 1, len(self.good))
+        self.labelled += n
 
     def sample(self, rng: np.random.Generator) -> tuple[torch.Tensor, ...] | None:
-        """A minibatch (obs, ids, counts, label positions) of labelled positions."""
+        """A minibatch (obs, ids, counts, good) of labelled positions; ``good`` marks the
+        label(s) in each legal list."""
         if self.size == 0:
             return None
         rows = rng.integers(0, self.size, min(self.cfg.minibatch_size, self.size))
@@ -125,7 +145,7 @@ class Distiller:
             k = rng.integers(0, len(self.sym), len(rows))
             obs, ids = self.sym.observations(obs, k), self.sym.actions(ids, k)
         return (torch.from_numpy(obs), torch.from_numpy(ids),
-                torch.from_numpy(self.counts[rows]), torch.from_numpy(self.label[rows]))
+                torch.from_numpy(self.counts[rows]), torch.from_numpy(self.good[rows, :w]))
 
     def stats(self) -> dict:
         """``distill/`` scalars: positions labelled so far, buffer size, and how often the

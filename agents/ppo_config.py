@@ -344,6 +344,8 @@ def _check_stages(cfg: TrainConfig):
             raise ConfigError(f"{name} must be >= 0, got {v}")
     if d.prefer not in ("chosen", "greedy"):
         raise ConfigError(f"distill.prefer must be 'chosen' or 'greedy', got {d.prefer!r}")
+    if d.target not in ("move", "set"):
+        raise ConfigError(f"distill.target must be 'move' or 'set', got {d.target!r}")
     if p.kl_coef > 0 and im.positions == 0:
         raise ConfigError("ppo.kl_coef pulls toward the cloned policy: set imitation.positions")
 

@@ -6,7 +6,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from .ppo import PPONet, legal_valid
+from .ppo import NEG, PPONet, legal_valid
 from .rollout import Rollout
 
 
@@ -108,11 +108,13 @@ def add_ref_logp(batch: dict, ref: PPONet, chunk: int = 16384) -> None:
     batch["ref_logp"] = out
 
 
-def _cross_entropy(net: PPONet, obs, ids, counts, label) -> torch.Tensor:
-    """Masked cross-entropy of labelled positions (``label``: positions in the lists)."""
+def _cross_entropy(net: PPONet, obs, ids, counts, good) -> torch.Tensor:
+    """Minus the log of the policy's probability of the labelled moves (``good``: a bool
+    mask over the legal lists; with one move per row, the masked cross-entropy)."""
     valid = legal_valid(counts, ids.shape[1])
     logits = net.legal_logits(net.trunk(obs), ids, valid)
-    return nn.functional.cross_entropy(logits, label)
+    on_good = logits.masked_fill(~(good & valid), NEG)
+    return (torch.logsumexp(logits, 1) - torch.logsumexp(on_good, 1)).mean()
 
 
 def _value_loss(newv, ret, oldv, cfg):

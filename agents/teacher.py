@@ -19,8 +19,9 @@ from durak_env import Rules
 from durak_env.cards import NUM_CARDS
 from durak_env.observation import observation_layout
 
-from .endgame import EndgameSolver
-from .pimc import search_applies, searched_move
+from .determinize import view_array
+from .endgame import UNKNOWN, EndgameSolver
+from .pimc import pimc_values, search_applies, searched_move
 from .view import fast_decode
 
 
@@ -87,6 +88,31 @@ class SearchLabeler:
         order = [int(first)] + [int(a) for a in legal if a != first]
         return searched_move(self.solver, v, order, self.cfg.pimc_samples, self.cfg.pimc_nodes,
                              self.rng, self._cards)
+
+    def label_set(self, obs: np.ndarray, legal: list[int]) -> np.ndarray | None:
+        """Every best move of one position, as a bool mask over ``legal``: with every card
+        placed, the moves of the best proven value (all moves solved); with 1 to
+        ``pimc_talon`` talon cards, the moves of the best total over the sampled deals.
+        None where no search applies, or where the solver leaves unsettled whether an
+        unsolved move beats the best solved one."""
+        if not self.active or len(legal) < 2:
+            return None
+        v = fast_decode(obs, self.rules)
+        if not search_applies(self.solver, v, self.cfg.pimc_talon):
+            return None
+        if self.solver.applies(v):
+            self.solver.load(v)
+            values = self.solver.root_values(legal, self.cfg.endgame_nodes)
+            known = values != UNKNOWN
+            if not known.any():
+                return None
+            best = values[known].max()
+            if best < 1 and not known.all():
+                return None
+            return known & (values == best)
+        total = pimc_values(self.solver, view_array(v), legal, self.cfg.pimc_samples,
+                            self.cfg.pimc_nodes, self.rng, self._cards)
+        return None if total is None else total == total.max()
 
     def label_rows(self, obs: np.ndarray, ids: np.ndarray, counts: np.ndarray,
                    first: np.ndarray, rows: np.ndarray) -> np.ndarray:

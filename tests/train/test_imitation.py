@@ -79,12 +79,75 @@ def test_distillation_labels_only_legal_moves():
         obs, _, _, _, info = venv.step(venv.random_actions())
     assert dist.size > 20
     n = dist.size
-    assert (dist.label[:n] >= 0).all() and (dist.label[:n] < dist.counts[:n]).all()
+    valid = np.arange(dist.good.shape[1]) < dist.counts[:n, None]
+    assert (dist.good[:n].sum(1) == 1).all()  # one searched move per position
+    assert not (dist.good[:n] & ~valid).any()  # inside the legal list
     for i in range(n):  # the labelled id is legal in its position's mask
         legal = dist.ids[i, : dist.counts[i]]
         assert len(set(legal.tolist())) == dist.counts[i]
     sample = dist.sample(rng)
-    assert sample is not None and (sample[3] < sample[2]).all()
+    assert sample is not None and sample[3].any(1).all()
+    assert not (sample[3] & ~legal_valid(sample[2], sample[3].shape[1])).any()
+
+
+def test_distillation_set_targets_are_exactly_the_best_moves():
+    """``target: set``: once every card is placed, the labelled set is every legal move of
+    the best proven value, checked against a separate solver."""
+    from agents.endgame import UNKNOWN, EndgameSolver
+    from agents.view import fast_decode
+
+    rules = Rules()
+    venv = VectorEnv(rules, 64, seed=4, num_threads=1)
+    obs, info = venv.reset()
+    rng = np.random.default_rng(0)
+    dist = Distiller(rules, SMALL_SEARCH, DistillConfig(coef=1.0, labels_per_update=32,
+                                                        buffer_size=2000, background=False,
+                                                        target="set"),
+                     obs.shape[1], seed=0)
+    for _ in range(150):
+        ids, counts = legal_lists(info["action_mask"])
+        dist.submit(obs, ids, counts, ids[:, 0], ids[:, 0], rng)
+        obs, _, _, _, info = venv.step(venv.random_actions())
+    solver = EndgameSolver(rules, SMALL_SEARCH.endgame_nodes, last_card=True, cheap_first=True)
+    checked = several = 0
+    for i in range(dist.size):
+        v = fast_decode(dist.obs[i], rules)
+        legal = dist.ids[i, : dist.counts[i]].tolist()
+        good = dist.good[i, : dist.counts[i]]
+        assert good.any() and not dist.good[i, dist.counts[i]:].any()
+        if not solver.applies(v):
+            continue
+        solver.reset()
+        solver.load(v)
+        values = solver.root_values(legal, SMALL_SEARCH.endgame_nodes)
+        if (values == UNKNOWN).any():
+            continue
+        assert (values[good] == values.max()).all() and (values[~good] < values.max()).all()
+        checked += 1
+        several += int(good.sum() > 1)
+    assert checked > 20 and several > 0  # ties are common: the set is more than one move
+
+
+def test_distillation_loss_is_the_log_probability_of_the_labelled_set():
+    from agents.ppo_update import _cross_entropy
+
+    torch.manual_seed(0)
+    rules = Rules()
+    venv = VectorEnv(rules, 16, seed=1, num_threads=1)
+    obs, info = venv.reset()
+    ids, counts = legal_lists(info["action_mask"])
+    net = PPONet(rules, NetworkConfig(hidden=[32]))
+    obs_t, ids_t, counts_t = (torch.from_numpy(a) for a in (obs, ids, counts))
+    valid = legal_valid(counts_t, ids.shape[1])
+    with torch.no_grad():
+        logp = torch.log_softmax(net.legal_logits(net.trunk(obs_t), ids_t, valid), 1)
+        one = torch.zeros_like(valid)
+        one[:, 0] = True
+        assert torch.isclose(_cross_entropy(net, obs_t, ids_t, counts_t, one), -logp[:, 0].mean())
+        both = one.clone()
+        both[:, 1] = counts_t > 1
+        want = -torch.logsumexp(logp.masked_fill(~both, -1e9), 1).mean()
+        assert torch.isclose(_cross_entropy(net, obs_t, ids_t, counts_t, both), want)
 
 
 def test_distillation_augmented_samples_rename_position_and_label_together():
@@ -108,9 +171,9 @@ def test_distillation_augmented_samples_rename_position_and_label_together():
     hand = next(p.offset for p in observation_layout(rules) if p.name == "hand")
     renamed = 0
     for _ in range(5):
-        s_obs, s_ids, _, s_label = (t.numpy() for t in dist.sample(rng))
-        for o, row, lab in zip(s_obs, s_ids, s_label, strict=True):
-            a = int(row[lab])
+        s_obs, s_ids, _, s_good = (t.numpy() for t in dist.sample(rng))
+        for o, row, good in zip(s_obs, s_ids, s_good, strict=True):
+            a = int(row[good.argmax()])
             if a < lay.play:
                 continue  # pass or take: no card
             own = a - lay.play if a < lay.beat else (a - lay.beat) % lay.deck_size
@@ -215,9 +278,9 @@ def test_distillation_prefer_greedy_labels_a_best_greedy_move_as_itself():
     g, c = runs["greedy"], runs["chosen"]
     assert g.size > 20 and g.size == c.size
     # the same positions, labelled; greedy-first labels pick list position 0 more often
-    assert (g.label[: g.size] == 0).mean() > (c.label[: c.size] == 0).mean()
-    assert (c.label[: c.size] == c.counts[: c.size] - 1).mean() > (
-        g.label[: g.size] == g.counts[: g.size] - 1).mean()
+    g_label, c_label = g.good[: g.size].argmax(1), c.good[: c.size].argmax(1)
+    assert (g_label == 0).mean() > (c_label == 0).mean()
+    assert (c_label == c.counts[: c.size] - 1).mean() > (g_label == g.counts[: g.size] - 1).mean()
 
 
 def test_distill_prefer_is_validated():
@@ -225,3 +288,5 @@ def test_distill_prefer_is_validated():
 
     with pytest.raises(ConfigError, match="distill.prefer"):
         load_config("configs/ppo_2p_podkidnoy.yaml", ["distill.prefer=best"])
+    with pytest.raises(ConfigError, match="distill.target"):
+        load_config("configs/ppo_2p_podkidnoy.yaml", ["distill.target=all"])
