@@ -127,6 +127,24 @@ lowest card id of the deck:
 `transfer_show_trump`. `env.unwrapped.action_to_move(a)` and
 `env.unwrapped.move_to_action("beat 7C KC")` convert between ids and notation.
 
+#### Suit symmetry
+
+Renaming the four suits (the trump with them) maps every game onto an equivalent one.
+`durak_env.symmetry.SuitSymmetry(rules)` holds, for each of the 24 renamings, gather
+indices for the observation and the global state and a map of action ids:
+
+```python
+from durak_env import Rules
+from durak_env.symmetry import SuitSymmetry
+
+sym = SuitSymmetry(Rules())
+k = rng.integers(0, len(sym), len(obs))       # a renaming per row
+obs2, ids2 = sym.observations(obs, k), sym.actions(ids, k)
+```
+
+The trainer uses it to augment its supervised losses (`imitation.augment`,
+`distill.augment`; see [Training](training.md)).
+
 #### Illegal actions
 
 `raw_env.step` raises `durak_env.IllegalMoveError` (a `ValueError`) naming the move
