@@ -38,3 +38,42 @@ def test_cli_rejects_bad_input(capsys):
     assert main(["checkpoints/ppo_2p_podkidnoy.pt", "--games", "0"]) == 2
     assert main(["no/such.pt", "--games", "2"]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def _study():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "endgame_study.py"
+    spec = importlib.util.spec_from_file_location("endgame_study", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_endgame_study_labels_the_best_moves_and_fine_tuning_fits_them():
+    import torch
+
+    from agents.endgame import UNKNOWN
+    from agents.ppo import load_checkpoint
+    from agents.view import fast_decode
+
+    study = _study()
+    torch.manual_seed(0)
+    net, _ = load_checkpoint("checkpoints/ppo_2p_podkidnoy.pt")
+    data = study.solved_positions(net, games=24, seed=5, nodes=5000, progress=False)
+    assert len(data["obs"]) > 20
+    solver = EndgameSolver(net.rules, 5000, last_card=True, cheap_first=True)
+    for i in range(0, len(data["obs"]), 7):  # the best moves, checked by a fresh solver
+        legal = data["ids"][i, : data["counts"][i]].tolist()
+        solver.reset()
+        solver.load(fast_decode(data["obs"][i], net.rules))
+        values = solver.root_values(legal, 5000)
+        assert not (values == UNKNOWN).any()
+        assert (data["good"][i, : len(legal)] == (values == values.max())).all()
+    rows = np.flatnonzero(data["good"].sum(1) < data["counts"])
+    before = study.blunder_rate(net, data, rows)
+    tuned, curve = study.fine_tune(net, data, rows, rows, epochs=30, lr=3e-3, augment=False,
+                                   seed=0)
+    assert before > 0 and curve[-1] < before / 2  # it fits the positions it saw
+    assert study.blunder_rate(net, data, rows) == before  # the original is untouched
