@@ -444,6 +444,35 @@ def audit_section() -> str:
         f"{_num(r['entered_won'])} |"])
 
 
+def study_section() -> str:
+    """docs/training.md's end-game learning study, from docs/results/endgame_study.json
+    (``python scripts/endgame_study.py ... --json``)."""
+    path = RESULTS / "endgame_study.json"
+    if not path.exists():
+        return "No `docs/results/endgame_study.json` is committed yet."
+    data = json.loads(path.read_text())
+    r = data["result"]
+    rows = ["| training games | positions with a worse move | suit augmentation "
+            "| held-out blunders |", "|---|---|---|---|",
+            f"| (none: the checkpoint) | | | {100 * r['blunders_before']:.2f}% |"]
+    for arm in r["arms"]:
+        rows.append(f"| {100 * arm['share']:.0f}% | {_num(arm['train_positions'])} | "
+                    f"{'yes' if arm['augment'] else 'no'} | {100 * arm['blunders']:.2f}% |")
+    parts = [f"```bash\n{data['command']}\n```\n",
+             f"Commit `{data['commit']}`, {data['date']}: {_num(r['positions'])} solved "
+             f"end-game decisions with a choice ({100 * r['informative']:.0f}% with a worse "
+             f"move), {_num(r['held_out'])} of them from held-out games.\n", "\n".join(rows)]
+    if "play" in r:
+        play = ["", "| policy | games | vs expert_rules [95% CI] |", "|---|---|---|"]
+        for name, label in (("checkpoint", "the checkpoint"),
+                            ("fine_tuned", "last fine-tuned copy")):
+            g = r["play"][name]
+            play.append(f"| {label} | {_num(g['games'])} | {100 * g['rate']:.1f} "
+                        f"[{100 * g['ci95'][0]:.1f}, {100 * g['ci95'][1]:.1f}] |")
+        parts.append("\n".join(play))
+    return "\n".join(parts)
+
+
 RAY_BENCH = RESULTS / "ray_tournament.json"
 
 
@@ -643,7 +672,8 @@ def outputs() -> dict[Path, str]:
                                   {"strength": strength_section(),
                                    "train_sps": train_sps_section(),
                                    "ray_sps": ray_sps_section(),
-                                   "audit": audit_section()}, "docs/training.md")
+                                   "audit": audit_section(),
+                                   "study": study_section()}, "docs/training.md")
     env_page = ROOT / "docs" / "environments.md"
     out[env_page] = fill_blocks(env_page.read_text(),
                                 {"sizes": sizes_table(), "aec": aec_reference()},
