@@ -36,6 +36,7 @@ TITLES = {
     "2p_ismcts": "Two players: ISMCTS against expert",
     "2p_openspiel_ismcts": "Two players: OpenSpiel's IS-MCTS against ismcts, 0.25 s a move each",
     "2p_perevodnoy_heuristics": "Two players, perevodnoy: the heuristics",
+    "2p_perevodnoy_ppo": "Two players, perevodnoy: the PPO policy alone",
     "4p_heuristics": "Four players: the heuristics",
     "3p_ppo": "Three players: the PPO policy alone among the heuristics",
     "4p_ppo": "Four players: the PPO policy alone among the heuristics",
