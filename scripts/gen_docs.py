@@ -33,6 +33,7 @@ TITLES = {
     "2p_heuristics": "Two players: the heuristics",
     "2p_ppo": "Two players: the PPO policy alone",
     "2p_ppo_searches": "Two players: the PPO policy with the exact searches",
+    "2p_ppo_ismcts": "Two players: the PPO policy with the exact searches against ismcts",
     "2p_ismcts": "Two players: ISMCTS against expert",
     "2p_openspiel_ismcts": "Two players: OpenSpiel's IS-MCTS against ismcts, 0.25 s a move each",
     "2p_perevodnoy_heuristics": "Two players, perevodnoy: the heuristics",
