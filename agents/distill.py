@@ -142,8 +142,7 @@ class Distiller:
         w = int(self.counts[rows].max())
         obs, ids = self.obs[rows], self.ids[rows, :w]
         if self.sym is not None:
-            k = rng.integers(0, len(self.sym), len(rows))
-            obs, ids = self.sym.observations(obs, k), self.sym.actions(ids, k)
+            obs, ids, _ = self.sym.rename(rng, obs, ids)
         return (torch.from_numpy(obs), torch.from_numpy(ids),
                 torch.from_numpy(self.counts[rows]), torch.from_numpy(self.good[rows, :w]))
 

@@ -197,9 +197,7 @@ def _tensors(data: Positions, rows: np.ndarray, sym: SuitSymmetry | None = None,
     obs, ids, st = data.obs[rows], data.ids[rows], data.state
     st = None if st is None else st[rows]
     if sym is not None:
-        k = rng.integers(0, len(sym), len(rows))
-        obs, ids = sym.observations(obs, k), sym.actions(ids, k)
-        st = None if st is None else sym.states(st, k)
+        obs, ids, st = sym.rename(rng, obs, ids, st)
     return (torch.from_numpy(obs), torch.from_numpy(ids),
             torch.from_numpy(data.counts[rows]), torch.from_numpy(data.label[rows]),
             None if st is None else torch.from_numpy(st), torch.from_numpy(data.ret[rows]))

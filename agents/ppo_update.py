@@ -80,7 +80,7 @@ def ppo_update(net: PPONet, opt: torch.optim.Optimizer, batch: dict, cfg, rng,
             if distiller is not None and distiller.active:
                 sample = distiller.sample(rng)
                 if sample is not None:
-                    distill_ce = _cross_entropy(net, *sample)
+                    distill_ce = set_cross_entropy(net, *sample)
                     loss = loss + distiller.cfg.coef * distill_ce
             opt.zero_grad(set_to_none=True)
             loss.backward()
@@ -108,7 +108,7 @@ def add_ref_logp(batch: dict, ref: PPONet, chunk: int = 16384) -> None:
     batch["ref_logp"] = out
 
 
-def _cross_entropy(net: PPONet, obs, ids, counts, good) -> torch.Tensor:
+def set_cross_entropy(net: PPONet, obs, ids, counts, good) -> torch.Tensor:
     """Minus the log of the policy's probability of the labelled moves (``good``: a bool
     mask over the legal lists; with one move per row, the masked cross-entropy)."""
     valid = legal_valid(counts, ids.shape[1])

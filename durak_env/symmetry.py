@@ -83,6 +83,13 @@ class SuitSymmetry:
     def __len__(self) -> int:
         return len(self.perms)
 
+    def rename(self, rng: np.random.Generator, obs: np.ndarray, ids: np.ndarray,
+               state: np.ndarray | None = None):
+        """Each row of a batch under its own random renaming: ``(obs, ids, state)``."""
+        k = rng.integers(0, len(self), len(obs))
+        return (self.observations(obs, k), self.actions(ids, k),
+                None if state is None else self.states(state, k))
+
     def observations(self, obs: np.ndarray, k: np.ndarray) -> np.ndarray:
         """Row ``i`` of ``obs`` [B, obs_size] under permutation ``k[i]``."""
         return np.take_along_axis(obs, self.obs_index[k], axis=1)

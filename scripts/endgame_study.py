@@ -40,6 +40,7 @@ from tqdm import tqdm  # noqa: E402
 from agents.endgame import UNKNOWN, EndgameSolver  # noqa: E402
 from agents.ppo import legal_valid, load_checkpoint  # noqa: E402
 from agents.ppo_train import play_against  # noqa: E402
+from agents.ppo_update import set_cross_entropy  # noqa: E402
 from agents.stats import wilson  # noqa: E402
 from agents.view import fast_decode  # noqa: E402
 from durak_env.symmetry import SuitSymmetry  # noqa: E402
@@ -82,13 +83,18 @@ def solved_positions(net, games: int, seed: int, nodes: int, progress: bool) -> 
             "good": good, "game": np.array(rows["game"])}
 
 
-def _logits(net, data, rows, sym=None, rng=None):
+def _batch(data, rows, sym=None, rng=None):
+    """Tensors (obs, ids, counts, good) of ``rows``, renamed at random with ``sym``."""
     obs, ids = data["obs"][rows], data["ids"][rows]
     if sym is not None:
-        k = rng.integers(0, len(sym), len(rows))
-        obs, ids = sym.observations(obs, k), sym.actions(ids, k)
-    valid = legal_valid(torch.from_numpy(data["counts"][rows]), ids.shape[1])
-    return net.legal_logits(net.trunk(torch.from_numpy(obs)), torch.from_numpy(ids), valid)
+        obs, ids, _ = sym.rename(rng, obs, ids)
+    return tuple(torch.from_numpy(a) for a in (obs, ids, data["counts"][rows],
+                                               data["good"][rows]))
+
+
+def _logits(net, data, rows):
+    obs, ids, counts, _ = _batch(data, rows)
+    return net.legal_logits(net.trunk(obs), ids, legal_valid(counts, ids.shape[1]))
 
 
 @torch.no_grad()
@@ -112,10 +118,7 @@ def fine_tune(net, data, rows, held, epochs: int, lr: float, augment: bool, seed
         net.train()
         perm = rng.permutation(rows)
         for s in range(0, len(perm), 512):
-            r = perm[s:s + 512]
-            logits = _logits(net, data, r, sym, rng)
-            on_good = logits.masked_fill(~torch.from_numpy(data["good"][r]), -1e9)
-            loss = (torch.logsumexp(logits, 1) - torch.logsumexp(on_good, 1)).mean()
+            loss = set_cross_entropy(net, *_batch(data, perm[s:s + 512], sym, rng))
             opt.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)

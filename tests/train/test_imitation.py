@@ -64,19 +64,25 @@ def _talon_offset(rules):
     return next(p.offset for p in observation_layout(rules) if p.name == "talon_size")
 
 
-def test_distillation_labels_only_legal_moves():
-    rules = Rules()
-    venv = VectorEnv(rules, 64, seed=2, num_threads=1)
+def _filled_distiller(rules, cfg: DistillConfig, seed: int, steps: int):
+    """A distiller fed ``steps`` random-play steps of 64 games (the first legal move as
+    both the played and the greedy move); returns it and the rng it drew from."""
+    venv = VectorEnv(rules, 64, seed=seed, num_threads=1)
     obs, info = venv.reset()
     rng = np.random.default_rng(0)
-    dist = Distiller(rules, SMALL_SEARCH, DistillConfig(coef=1.0, labels_per_update=64,
-                                                        buffer_size=500, background=False),
-                     obs.shape[1], seed=0)
-    for _ in range(120):
+    dist = Distiller(rules, SMALL_SEARCH, cfg, obs.shape[1], seed=0)
+    for _ in range(steps):
         ids, counts = legal_lists(info["action_mask"])
-        chosen = ids[:, 0]
-        dist.submit(obs, ids, counts, chosen, chosen, rng)
+        dist.submit(obs, ids, counts, ids[:, 0], ids[:, 0], rng)
         obs, _, _, _, info = venv.step(venv.random_actions())
+    return dist, rng
+
+
+def test_distillation_labels_only_legal_moves():
+    rules = Rules()
+    dist, rng = _filled_distiller(rules, DistillConfig(coef=1.0, labels_per_update=64,
+                                                       buffer_size=500, background=False),
+                                  seed=2, steps=120)
     assert dist.size > 20
     n = dist.size
     valid = np.arange(dist.good.shape[1]) < dist.counts[:n, None]
@@ -97,17 +103,9 @@ def test_distillation_set_targets_are_exactly_the_best_moves():
     from agents.view import fast_decode
 
     rules = Rules()
-    venv = VectorEnv(rules, 64, seed=4, num_threads=1)
-    obs, info = venv.reset()
-    rng = np.random.default_rng(0)
-    dist = Distiller(rules, SMALL_SEARCH, DistillConfig(coef=1.0, labels_per_update=32,
-                                                        buffer_size=2000, background=False,
-                                                        target="set"),
-                     obs.shape[1], seed=0)
-    for _ in range(150):
-        ids, counts = legal_lists(info["action_mask"])
-        dist.submit(obs, ids, counts, ids[:, 0], ids[:, 0], rng)
-        obs, _, _, _, info = venv.step(venv.random_actions())
+    dist, _ = _filled_distiller(rules, DistillConfig(coef=1.0, labels_per_update=32,
+                                                     buffer_size=2000, background=False,
+                                                     target="set"), seed=4, steps=150)
     solver = EndgameSolver(rules, SMALL_SEARCH.endgame_nodes, last_card=True, cheap_first=True)
     checked = several = 0
     for i in range(dist.size):
@@ -129,7 +127,7 @@ def test_distillation_set_targets_are_exactly_the_best_moves():
 
 
 def test_distillation_loss_is_the_log_probability_of_the_labelled_set():
-    from agents.ppo_update import _cross_entropy
+    from agents.ppo_update import set_cross_entropy
 
     torch.manual_seed(0)
     rules = Rules()
@@ -143,11 +141,12 @@ def test_distillation_loss_is_the_log_probability_of_the_labelled_set():
         logp = torch.log_softmax(net.legal_logits(net.trunk(obs_t), ids_t, valid), 1)
         one = torch.zeros_like(valid)
         one[:, 0] = True
-        assert torch.isclose(_cross_entropy(net, obs_t, ids_t, counts_t, one), -logp[:, 0].mean())
+        got = set_cross_entropy(net, obs_t, ids_t, counts_t, one)
+        assert torch.isclose(got, -logp[:, 0].mean())
         both = one.clone()
         both[:, 1] = counts_t > 1
         want = -torch.logsumexp(logp.masked_fill(~both, -1e9), 1).mean()
-        assert torch.isclose(_cross_entropy(net, obs_t, ids_t, counts_t, both), want)
+        assert torch.isclose(set_cross_entropy(net, obs_t, ids_t, counts_t, both), want)
 
 
 def test_distillation_augmented_samples_rename_position_and_label_together():
@@ -156,17 +155,9 @@ def test_distillation_augmented_samples_rename_position_and_label_together():
     from durak_env.observation import observation_layout
 
     rules = Rules()
-    venv = VectorEnv(rules, 64, seed=2, num_threads=1)
-    obs, info = venv.reset()
-    rng = np.random.default_rng(0)
-    dist = Distiller(rules, SMALL_SEARCH, DistillConfig(coef=1.0, labels_per_update=64,
-                                                        buffer_size=500, background=False,
-                                                        augment=True),
-                     obs.shape[1], seed=0)
-    for _ in range(120):
-        ids, counts = legal_lists(info["action_mask"])
-        dist.submit(obs, ids, counts, ids[:, 0], ids[:, 0], rng)
-        obs, _, _, _, info = venv.step(venv.random_actions())
+    dist, rng = _filled_distiller(rules, DistillConfig(coef=1.0, labels_per_update=64,
+                                                       buffer_size=500, background=False,
+                                                       augment=True), seed=2, steps=120)
     lay = ActionLayout.of(rules)
     hand = next(p.offset for p in observation_layout(rules) if p.name == "hand")
     renamed = 0
