@@ -159,7 +159,7 @@ def masked_ce(net: PPONet, obs, ids, counts, label, state=None):
     w = int(counts.max())
     valid = legal_valid(counts, w)
     hidden = net.trunk(obs)
-    logits = net.legal_logits(hidden, ids[:, :w], valid)
+    logits = net.policy_logits(obs, ids[:, :w], valid, hidden)
     ce = nn.functional.cross_entropy(logits, label)
     return ce, net.value(hidden, state), logits
 

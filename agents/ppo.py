@@ -16,6 +16,7 @@ Heads (``network.head``):
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +30,7 @@ from durak_env import Rules
 from durak_env.actions import K_BEAT, K_PASS, K_PLAY, K_SHOW, K_TAKE, K_TRANSFER, ActionLayout
 from durak_env.atomic import atomic_write
 from durak_env.cards import NUM_CARDS
-from durak_env.observation import LAYOUT_VERSION, observation_size, state_size
+from durak_env.observation import LAYOUT_VERSION, O_TALON, obs_offsets, observation_size, state_size
 
 from .base import Agent
 from .endgame import EndgameSolver
@@ -56,6 +57,11 @@ class NetworkConfig:
     used in training only: the policy never reads the state."""
     critic_hidden: list[int] = field(default_factory=lambda: [256, 256])
     """Widths of the global critic's hidden layers (``critic: global`` only)."""
+    endgame_talon: int | None = None
+    """An end-game expert: observations with at most this many cards in the talon are
+    played by a second trunk and policy head of the same shape, which the ``endgame``
+    stage starts as a copy of the main ones and fits to solved positions (until then the
+    main head plays everywhere). None: one head for the whole game."""
 
     def validate(self) -> None:
         if not self.hidden or any(not isinstance(h, int) or h < 1 for h in self.hidden):
@@ -72,6 +78,11 @@ class NetworkConfig:
                                          for h in self.critic_hidden):
             raise ValueError(f"network.critic_hidden must be a non-empty list of ints >= 1, "
                              f"got {self.critic_hidden!r}")
+        if self.endgame_talon is not None and (isinstance(self.endgame_talon, bool) or
+                                               not isinstance(self.endgame_talon, int)
+                                               or self.endgame_talon < 0):
+            raise ValueError(f"network.endgame_talon must be null or an int >= 0, "
+                             f"got {self.endgame_talon!r}")
 
 
 # ---------------------------------------------------------------- masks as legal lists
@@ -172,6 +183,16 @@ class PPONet(nn.Module):
         else:
             self.actor = layer_init(nn.Linear(width, self.layout.n), std=0.01)
         self.critic = layer_init(nn.Linear(cwidth, 1), std=1.0)
+        self.endgame = None
+        if cfg.endgame_talon is not None:
+            self.endgame = EndgameExpert(self, cfg.endgame_talon)
+
+    def head_modules(self) -> dict[str, nn.Module | nn.Parameter]:
+        """The main trunk and policy head, which the end-game expert copies."""
+        heads = {"trunk": self.trunk, "actor": self.actor}
+        if self.cfg.head == "factored":
+            heads["pair_bias"] = self.pair_bias
+        return heads
 
     def value(self, hidden: torch.Tensor, state: torch.Tensor | None) -> torch.Tensor | None:
         """Value ``[B]`` from the trunk's ``hidden`` or, with a global critic, ``state``
@@ -182,18 +203,33 @@ class PPONet(nn.Module):
             return self.critic(self.critic_trunk(state)).squeeze(-1)
         return self.critic(hidden).squeeze(-1)
 
-    def legal_logits(self, hidden: torch.Tensor, ids: torch.Tensor,
-                     valid: torch.Tensor) -> torch.Tensor:
-        """Logits ``[B, W]`` of the listed action ids; padding gets ``NEG``."""
-        out = self.actor(hidden)
+    def legal_logits(self, hidden: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor,
+                     actor: nn.Linear | None = None,
+                     pair_bias: torch.Tensor | None = None) -> torch.Tensor:
+        """Logits ``[B, W]`` of the listed action ids from the main head (or the given
+        ``actor`` and ``pair_bias``) over ``hidden``; padding gets ``NEG``."""
+        out = (actor or self.actor)(hidden)
         if self.cfg.head == "factored":
             out = nn.functional.pad(out, (0, 1))
-            pair = nn.functional.pad(self.pair_bias, (0, 1))
+            pair = nn.functional.pad(self.pair_bias if pair_bias is None else pair_bias, (0, 1))
             logits = (out.gather(1, self.i1[ids]) + out.gather(1, self.i2[ids])
                       + pair[self.ip[ids]])
         else:
             logits = out.gather(1, ids)
         return torch.where(valid, logits, torch.full_like(logits, NEG))
+
+    def policy_logits(self, x: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor,
+                      hidden: torch.Tensor | None = None) -> torch.Tensor:
+        """Logits ``[B, W]`` of the listed action ids for observations ``x``: the main
+        head's, and the end-game expert's where it plays (``hidden``: the main trunk's
+        output of ``x``, if already computed)."""
+        logits = self.legal_logits(self.trunk(x) if hidden is None else hidden, ids, valid)
+        if self.endgame is not None and self.endgame.active:
+            rows = torch.nonzero(self.endgame.plays(x)).squeeze(1)
+            if len(rows):
+                logits = logits.index_put((rows,), self.endgame.logits(x[rows], ids[rows],
+                                                                       valid[rows]))
+        return logits
 
     def get_action_and_value(self, x: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor,
                              action: torch.Tensor | None = None, greedy: bool = False,
@@ -213,7 +249,7 @@ class PPONet(nn.Module):
             (position in the legal list, log-probability, entropy, value[, logp_all])
         """
         hidden = self.trunk(x)
-        logits = self.legal_logits(hidden, ids, valid)
+        logits = self.policy_logits(x, ids, valid, hidden)
         logp_all = torch.log_softmax(logits, -1)
         if action is None:
             if greedy:
@@ -228,6 +264,50 @@ class PPONet(nn.Module):
         if with_logp_all:
             return action, logp, entropy, value, logp_all
         return action, logp, entropy, value
+
+
+class EndgameExpert(nn.Module):
+    """A second trunk and policy head for the end game (``network.endgame_talon``).
+
+    It plays the observations with at most ``talon`` cards in the talon once ``active``
+    (a buffer, saved with the weights); ``start`` makes it a copy of the main trunk and
+    head and switches it on, so that the policy is unchanged until the expert is fitted.
+    The gate reads the observation only, so the expert is part of the policy: no search.
+    """
+
+    def __init__(self, net: PPONet, talon: int):
+        super().__init__()
+        self.talon = talon
+        self._net = [net]  # not a submodule: the main net owns this module
+        self._talon_index = int(obs_offsets(net.rules)[O_TALON])
+        self._talon_scale = float(net.rules.hand_size)
+        self.trunk = copy.deepcopy(net.trunk)
+        self.actor = copy.deepcopy(net.actor)
+        self.pair_bias = (nn.Parameter(net.pair_bias.detach().clone())
+                          if net.cfg.head == "factored" else None)
+        self.register_buffer("_active", torch.zeros((), dtype=torch.bool))
+
+    @property
+    def active(self) -> bool:
+        return bool(self._active)
+
+    def start(self) -> None:
+        """Copy the main trunk and head into the expert and let it play."""
+        net = self._net[0]
+        self.trunk.load_state_dict(net.trunk.state_dict())
+        self.actor.load_state_dict(net.actor.state_dict())
+        if self.pair_bias is not None:
+            with torch.no_grad():
+                self.pair_bias.copy_(net.pair_bias)
+        self._active.fill_(True)
+
+    def plays(self, x: torch.Tensor | np.ndarray) -> torch.Tensor | np.ndarray:
+        """Bool ``[B]``: the rows of observations ``x`` (a tensor or an array) that the
+        expert plays: at most ``talon`` cards in the talon."""
+        return x[:, self._talon_index] * self._talon_scale < self.talon + 0.5
+
+    def logits(self, x: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+        return self._net[0].legal_logits(self.trunk(x), ids, valid, self.actor, self.pair_bias)
 
 
 # ---------------------------------------------------------------- checkpoints
@@ -377,8 +457,8 @@ class PPOAgent(Agent):
         if (counts == 0).any():
             raise ValueError("an action mask has no legal action")
         valid = legal_valid(torch.from_numpy(counts), ids.shape[1])
-        hidden = self.net.trunk(torch.as_tensor(np.ascontiguousarray(obs), dtype=torch.float32))
-        return ids, counts, self.net.legal_logits(hidden, torch.from_numpy(ids), valid).numpy()
+        x = torch.as_tensor(np.ascontiguousarray(obs), dtype=torch.float32)
+        return ids, counts, self.net.policy_logits(x, torch.from_numpy(ids), valid).numpy()
 
     def __repr__(self) -> str:
         search = "" if self._solver is None else (

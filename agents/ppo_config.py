@@ -1,7 +1,8 @@
 """Training configuration: YAML mapped onto typed dataclasses, unknown keys rejected.
 
 ``load_config(path, overrides)`` reads a YAML file (sections ``rules``, ``env``,
-``network``, ``imitation``, ``ppo``, ``search``, ``distill``, ``selfplay``, ``eval``,
+``network``, ``imitation``, ``ppo``, ``search``, ``distill``, ``endgame``, ``selfplay``,
+``eval``,
 ``logging``, ``ray`` plus top-level ``exp_name``,
 ``seed``, ``torch_threads``), applies dotted ``key=value`` overrides and validates
 every value. Each field's docstring (the string under it) documents it.
@@ -23,6 +24,7 @@ from durak_env.atomic import write_text
 from durak_env.checks import check_seed
 
 from .distill import DistillConfig
+from .endgame_expert import EndgameConfig
 from .imitation import ImitationConfig
 from .ppo import NetworkConfig
 from .teacher import SearchConfig
@@ -180,6 +182,7 @@ class TrainConfig:
     ppo: PPOConfig = field(default_factory=PPOConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
     distill: DistillConfig = field(default_factory=DistillConfig)
+    endgame: EndgameConfig = field(default_factory=EndgameConfig)
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     logging: LoggingConfig = field(default_factory=LoggingConfig)
@@ -348,13 +351,44 @@ def _check_stages(cfg: TrainConfig):
         raise ConfigError(f"distill.target must be 'move' or 'set', got {d.target!r}")
     if p.kl_coef > 0 and im.positions == 0:
         raise ConfigError("ppo.kl_coef pulls toward the cloned policy: set imitation.positions")
+    _check_endgame(cfg)
+
+
+def _check_endgame(cfg: TrainConfig):
+    e = cfg.endgame
+    for name, v, lo in [("endgame.games", e.games, 0), ("endgame.rounds", e.rounds, 1),
+                        ("endgame.epochs", e.epochs, 1),
+                        ("endgame.minibatch_size", e.minibatch_size, 1),
+                        ("endgame.workers", e.workers, 1)]:
+        if v < lo:
+            raise ConfigError(f"{name} must be >= {lo}, got {v}")
+    if not e.lr > 0:
+        raise ConfigError(f"endgame.lr must be > 0, got {e.lr}")
+    if not 0 <= e.holdout < 1:
+        raise ConfigError(f"endgame.holdout must be in [0, 1), got {e.holdout}")
+    if e.games == 0:
+        return
+    if cfg.rules.num_players != 2:
+        raise ConfigError("endgame.games > 0 needs two players: the exact solver labels the "
+                          f"end game of two-player games only (rules.num_players is "
+                          f"{cfg.rules.num_players})")
+    if cfg.search.endgame_nodes == 0:
+        raise ConfigError("endgame.games > 0 needs the end-game solver: set "
+                          "search.endgame_nodes > 0")
+    top = max(1, cfg.search.pimc_talon)
+    talon = cfg.network.endgame_talon
+    if talon is None or talon > top:
+        raise ConfigError(f"endgame.games > 0 needs network.endgame_talon from 0 to {top} "
+                          f"(the talon sizes the searches label: 1, or search.pimc_talon), "
+                          f"got {talon!r}")
 
 
 def _check_agents(cfg: TrainConfig, build: bool = False):
     from .registry import make_agent, parse_spec
 
     for key, specs in [("selfplay.heuristics", cfg.selfplay.heuristics),
-                       ("eval.opponents", cfg.eval.opponents)]:
+                       ("eval.opponents", cfg.eval.opponents),
+                       ("endgame.opponent", [cfg.endgame.opponent] if cfg.endgame.games else [])]:
         for spec in specs:
             try:
                 make_agent(spec, cfg.rules) if build else parse_spec(spec)

@@ -207,6 +207,29 @@ class Trainer:
         self.save()  # a run killed from here on resumes after the imitation stage
         return rep
 
+    def endgame_stage(self, writer=None) -> dict | None:
+        """The end-game stage (``endgame.games > 0``), once per run, after PPO: fit the
+        end-game expert to solved positions (``agents.endgame_expert``), save the
+        checkpoint and ``endgame.json``. A resumed run whose expert is fitted skips it."""
+        from .endgame_expert import run_stage, write_report
+
+        cfg = self.cfg
+        if cfg.endgame.games == 0 or self.net.endgame.active:
+            return None
+        base = self.global_step
+
+        def log(epoch, loss, blunders):
+            if writer is not None:
+                writer.add_scalar("endgame/loss", loss, base + epoch)
+                writer.add_scalar("endgame/heldout_blunders", blunders, base + epoch)
+
+        rep = run_stage(self.net, cfg.endgame, cfg.search, cfg.seed, cfg.env.num_threads,
+                        progress=cfg.logging.progress, log=log)
+        self.elapsed += rep["seconds"]
+        write_report(self.run_dir / "endgame.json", rep)
+        self.save()  # a run killed from here on resumes after the end-game stage
+        return rep
+
     def kl_coef(self) -> float:
         p = self.cfg.ppo
         if not p.kl_decay_updates:
@@ -418,6 +441,12 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False,
         bar.update(trainer.ro.t * trainer.ro.b)
         bar.set_postfix(_postfix(scalars, trainer.last_eval), refresh=False)
     bar.close()
+    rep = trainer.endgame_stage(writer)
+    if rep is not None:
+        last = rep["rounds"][-1]
+        print(f"end game: {last['positions']} solved positions, held-out blunders "
+              f"{rep['blunders_before']:.3f} -> {rep['blunders_after']:.3f} "
+              f"in {rep['seconds']:.0f} s", flush=True)
     final = trainer.evaluate_all(cfg.eval.final_games) if cfg.eval.final_games else {}
     _log_eval(trainer, writer, final)
     trainer.save()

@@ -103,7 +103,7 @@ def add_ref_logp(batch: dict, ref: PPONet, chunk: int = 16384) -> None:
     for s in range(0, n, chunk):
         sl = slice(s, s + chunk)
         valid = legal_valid(batch["counts"][sl], w)
-        logits = ref.legal_logits(ref.trunk(batch["obs"][sl]), batch["ids"][sl], valid)
+        logits = ref.policy_logits(batch["obs"][sl], batch["ids"][sl], valid)
         out[sl] = torch.log_softmax(logits, -1)
     batch["ref_logp"] = out
 
@@ -112,7 +112,7 @@ def set_cross_entropy(net: PPONet, obs, ids, counts, good) -> torch.Tensor:
     """Minus the log of the policy's probability of the labelled moves (``good``: a bool
     mask over the legal lists; with one move per row, the masked cross-entropy)."""
     valid = legal_valid(counts, ids.shape[1])
-    logits = net.legal_logits(net.trunk(obs), ids, valid)
+    logits = net.policy_logits(obs, ids, valid)
     on_good = logits.masked_fill(~(good & valid), NEG)
     return (torch.logsumexp(logits, 1) - torch.logsumexp(on_good, 1)).mean()
 

@@ -136,7 +136,7 @@ display(Markdown("\n".join(rows)))
 # ## 4. What the policy does in positions set up by hand
 #
 # `Game.from_deal` builds a position; the network's probabilities over the legal moves
-# of the seat to act are read from its masked logits (`PPONet.legal_logits`).
+# of the seat to act are read from its masked logits (`PPONet.policy_logits`).
 
 # %%
 from IPython.display import HTML
@@ -155,7 +155,7 @@ def move_probabilities(net, game):
     obs = game.observe(game.to_act)[None]
     ids, counts = legal_lists(game.action_mask()[None])
     valid = legal_valid(torch.from_numpy(counts), ids.shape[1])
-    logits = net.legal_logits(net.trunk(torch.from_numpy(obs)), torch.from_numpy(ids), valid)
+    logits = net.policy_logits(torch.from_numpy(obs), torch.from_numpy(ids), valid)
     probs = torch.softmax(logits, dim=-1)[0, : counts[0]].numpy()
     moves = [game.layout.decode(int(a)) for a in ids[0, : counts[0]]]
     return dict(sorted(zip(moves, probs), key=lambda kv: -kv[1]))

@@ -94,7 +94,7 @@ def _batch(data, rows, sym=None, rng=None):
 
 def _logits(net, data, rows):
     obs, ids, counts, _ = _batch(data, rows)
-    return net.legal_logits(net.trunk(obs), ids, legal_valid(counts, ids.shape[1]))
+    return net.policy_logits(obs, ids, legal_valid(counts, ids.shape[1]))
 
 
 @torch.no_grad()

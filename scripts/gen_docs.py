@@ -241,6 +241,7 @@ def _card_facts(name: str, data: dict) -> list[str]:
         f"| network | MLP {'-'.join(map(str, net['hidden']))}, {net['activation']}, "
         f"{net['head']} head; value head on {critic} |",
     ]
+    eg = data.get("endgame")
     if im:
         rows.append(f"| imitation | {im['positions']:,} teacher positions "
                     f"({im.get('searched_share', 0):.0%} labelled by the searches); held-out "
@@ -256,6 +257,15 @@ def _card_facts(name: str, data: dict) -> list[str]:
         f"| wall time | {hours:.0f} minutes of training (imitation included, evaluations "
         f"not) |",
     ]
+    if eg:
+        ecfg, last = cfg.get("endgame", {}), eg["rounds"][-1]
+        rows.append(
+            f"| end-game expert | a second trunk and head of the same shape for positions with "
+            f"at most {net.get('endgame_talon')} talon card(s), fitted to "
+            f"{last['positions']:,} solved positions ({len(eg['rounds'])} round(s) of "
+            f"{ecfg.get('games', 0):,} games against {ecfg.get('opponent')}); held-out "
+            f"blunders {100 * eg['blunders_before']:.2f}% before, "
+            f"{100 * eg['blunders_after']:.2f}% after; {eg['seconds'] / 60:.0f} minutes |")
     m = data.get("machine")
     if m:
         rows.append(f"| machine | {m['cpus']} CPU cores, {'a' if m['gpu'] else 'no'} GPU; "

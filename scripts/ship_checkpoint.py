@@ -66,6 +66,8 @@ def main(argv=None) -> int:
     if (run / "imitation.json").is_file():
         rep = json.loads((run / "imitation.json").read_text())
         data["imitation"] = {k: v for k, v in rep.items() if k != "history"}
+    if (run / "endgame.json").is_file():
+        data["endgame"] = json.loads((run / "endgame.json").read_text())
     data["machine"] = machine()
     data["provenance"] = {"commands": args.command, "commit": _commit()}
     out = ROOT / "checkpoints"

@@ -1,0 +1,380 @@
+"""The end-game stage: a second policy head that plays the end game as the solver does.
+
+With two players, once every card is placed (talon empty, or only the face-up trump
+left) the position is fully known and ``agents.endgame`` solves it exactly; ``expert``
+plays those positions with the solver, and that is most of its edge over the policy.
+Fitting the whole network to solved end games teaches the end game but moves the rest
+of the policy (``scripts/endgame_study.py``). So the network gets an end-game expert
+(``network.endgame_talon``, ``agents.ppo.EndgameExpert``): its own trunk and head, chosen
+by the observation alone, started as a copy of the main ones and fitted here while the
+main ones stay as they are. At play time it is still the policy alone: no search.
+
+The stage (``endgame`` config section, run by ``train.py`` after PPO, or by
+``python -m agents.endgame_expert`` on a finished checkpoint):
+
+1. plays ``games`` games of the sampled policy against ``opponent`` in the vector env and
+   keeps every decision, of both seats, that the expert plays and that has a choice;
+2. solves every legal move of each (``EndgameSolver.root_values``, in ``workers``
+   processes); the best moves are the label, and a position where the best is not
+   proven (a move past the node cap and no proven win) is dropped;
+3. fits the expert to minus the log of the probability of the best moves
+   (``distill.target: set``'s loss), suit renamings at random with ``augment``, and
+   reports the held-out blunder rate (greedy move not among the best) before and after.
+
+With ``rounds`` > 1 each later round plays its games with the expert fitted so far, so
+that it also learns the positions its own play leads to (DAgger), and fits on all the
+positions so far.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from durak_env import Rules, VectorEnv
+from durak_env.atomic import write_text
+from durak_env.symmetry import SuitSymmetry
+
+from .ppo import PPONet, legal_lists, legal_valid
+from .teacher import SearchConfig, SearchLabeler
+
+
+@dataclass
+class EndgameConfig:
+    """The end-game stage (two players; needs ``network.endgame_talon``). The labels come
+    from the ``search`` section's searches and node caps."""
+
+    games: int = 0
+    """Games played per round to collect end-game positions (0: no end-game stage)."""
+    rounds: int = 1
+    """Collect-and-fit rounds; later rounds play with the expert fitted so far."""
+    opponent: str = "expert_rules"
+    """Who the policy plays while collecting (both seats' positions are kept)."""
+    epochs: int = 20
+    """Passes over the positions per round."""
+    lr: float = 1.0e-3
+    minibatch_size: int = 512
+    augment: bool = True
+    """Show each position under a random suit renaming (``durak_env.symmetry``)."""
+    holdout: float = 0.05
+    """Share of the games whose positions are held out to measure blunders."""
+    workers: int = 2
+    """Solver processes."""
+
+
+# ---------------------------------------------------------------- positions
+
+
+def collect(net: PPONet, rules: Rules, cfg: EndgameConfig, seed: int,
+            num_threads: int | None = None, bar=None) -> dict:
+    """The decisions with a choice that the expert plays, of both seats, in ``cfg.games``
+    games of the sampled policy (seat ``g % 2`` in game ``g``) against ``cfg.opponent``.
+
+    Returns a dict of ``obs`` float32[N, obs], ``ids`` int64[N, W] (legal lists),
+    ``counts`` int64[N] and ``game`` int64[N].
+    """
+    from .selfplay import make_player
+    from .stats import MAX_DECISIONS
+
+    games = cfg.games
+    venv = VectorEnv(rules, games, seed=seed, num_threads=num_threads, copy=False)
+    obs, info = venv.reset(seed=seed)
+    mask, to_act = info["action_mask"], info["to_act"]
+    seat = np.arange(games) % rules.num_players
+    finished = np.zeros(games, np.bool_)
+    opp, rng = make_player(cfg.opponent, rules, venv), np.random.default_rng(seed)
+    gen = torch.Generator().manual_seed(seed)
+    out: dict[str, list] = {"obs": [], "ids": [], "counts": [], "game": []}
+    for _ in range(MAX_DECISIONS):
+        if finished.all():
+            break
+        ids, counts = legal_lists(mask)
+        keep = np.flatnonzero(~finished & (counts > 1) & net.endgame.plays(obs))
+        if len(keep):
+            out["obs"].append(obs[keep].copy())
+            out["ids"].append([ids[g, : counts[g]].copy() for g in keep])
+            out["counts"].append(counts[keep])
+            out["game"].append(keep)
+        actions = ids[:, 0].copy()  # finished games step with any legal move
+        mine = np.flatnonzero((to_act == seat) & ~finished)
+        if len(mine):
+            with torch.no_grad():
+                valid = legal_valid(torch.from_numpy(counts[mine]), ids.shape[1])
+                logits = net.policy_logits(torch.from_numpy(obs[mine]),
+                                           torch.from_numpy(ids[mine]), valid)
+                u = torch.rand(logits.shape, generator=gen).clamp_(1e-20, 1.0)
+                pos = (logits - torch.log(-torch.log(u))).argmax(1).numpy()
+            actions[mine] = ids[mine, pos]
+        theirs = np.flatnonzero((to_act != seat) & ~finished)
+        if len(theirs):
+            actions[theirs] = opp.act(obs[theirs], mask[theirs], ids[theirs], counts[theirs],
+                                      theirs, rng)
+        obs, _, term, _, info = venv.step(actions)
+        mask, to_act = info["action_mask"], info["to_act"]
+        if bar is not None:
+            bar.update(int((term & ~finished).sum()))
+        finished |= term
+    counts = np.concatenate(out["counts"]) if out["counts"] else np.zeros(0, np.int64)
+    width = int(counts.max()) if len(counts) else 1
+    ids = np.zeros((len(counts), width), np.int64)
+    for i, legal in enumerate(x for step in out["ids"] for x in step):
+        ids[i, : len(legal)] = legal
+    return {"obs": np.concatenate(out["obs"]) if out["obs"] else
+            np.zeros((0, venv.single_observation_space.shape[0]), np.float32),
+            "ids": ids, "counts": counts.astype(np.int64),
+            "game": np.concatenate(out["game"]).astype(np.int64) if out["game"]
+            else np.zeros(0, np.int64)}
+
+
+def _label_chunk(job) -> tuple[np.ndarray, np.ndarray]:
+    """Best-move masks of a chunk of positions (run in a worker process)."""
+    rules_dict, search, seed, obs, ids, counts = job
+    labeler = _labeler(Rules.from_dict(rules_dict), SearchConfig(**search))
+    labeler.rng = np.random.default_rng(seed)  # the sampled deals depend on the chunk only
+    good = np.zeros(ids.shape, np.bool_)
+    kept = np.zeros(len(obs), np.bool_)
+    for i in range(len(obs)):
+        best = labeler.label_set(obs[i], ids[i, : counts[i]].tolist())
+        if best is not None:
+            good[i, : counts[i]] = best
+            kept[i] = True
+    return good, kept
+
+
+_LABELERS: dict = {}
+
+
+def _labeler(rules: Rules, search: SearchConfig) -> SearchLabeler:
+    """One labeler per worker process (the solver's transposition table is kept across
+    chunks: its entries are exact values of full positions, valid in any game)."""
+    key = (rules, tuple(vars(search).values()))
+    if key not in _LABELERS:
+        _LABELERS[key] = SearchLabeler(rules, search)
+    return _LABELERS[key]
+
+
+def label(data: dict, rules: Rules, search: SearchConfig, workers: int, seed: int = 0,
+          bar=None, chunk: int = 256) -> dict:
+    """``data`` with ``good`` (bool[N, W], the best moves by ``SearchLabeler.label_set``:
+    every legal move solved once every card is placed, the best total over sampled deals
+    with 2 to ``search.pimc_talon`` talon cards), without the positions it leaves
+    unlabelled (no proven best move within the node cap)."""
+    n = len(data["obs"])
+    jobs = [(rules.to_dict(), vars(search), seed + s, data["obs"][s:s + chunk],
+             data["ids"][s:s + chunk], data["counts"][s:s + chunk])
+            for s in range(0, n, chunk)]
+    results = []
+    if workers > 1 and len(jobs) > 1:
+        with mp.get_context("fork").Pool(workers) as pool:
+            for res in pool.imap(_label_chunk, jobs):
+                results.append(res)
+                if bar is not None:
+                    bar.update(len(res[1]))
+    else:
+        for job in jobs:
+            results.append(_label_chunk(job))
+            if bar is not None:
+                bar.update(len(results[-1][1]))
+    good = (np.concatenate([r[0] for r in results]) if results
+            else np.zeros(data["ids"].shape, np.bool_))
+    kept = np.concatenate([r[1] for r in results]) if results else np.zeros(0, np.bool_)
+    out = {k: v[kept] for k, v in data.items()}
+    out["good"] = good[kept]
+    return out
+
+
+def merge(a: dict | None, b: dict) -> dict:
+    """Positions of ``a`` and ``b`` in one set (legal lists padded to the wider)."""
+    if a is None:
+        return b
+    w = max(a["ids"].shape[1], b["ids"].shape[1])
+
+    def pad(x):
+        return np.pad(x, ((0, 0), (0, w - x.shape[1])))
+
+    return {k: np.concatenate([pad(a[k]), pad(b[k])] if k in ("ids", "good")
+                              else [a[k], b[k]]) for k in a}
+
+
+# ---------------------------------------------------------------- fitting
+
+
+def _batch(data: dict, rows: np.ndarray, sym=None, rng=None):
+    obs, ids = data["obs"][rows], data["ids"][rows]
+    if sym is not None:
+        obs, ids, _ = sym.rename(rng, obs, ids)
+    return tuple(torch.from_numpy(np.ascontiguousarray(a))
+                 for a in (obs, ids, data["counts"][rows], data["good"][rows]))
+
+
+@torch.no_grad()
+def blunder_rate(net: PPONet, data: dict, rows: np.ndarray) -> float:
+    """Share of ``rows`` where the policy's greedy move is not one of the best."""
+    if not len(rows):
+        return float("nan")
+    net.eval()
+    bad = 0
+    for s in range(0, len(rows), 8192):
+        obs, ids, counts, good = _batch(data, rows[s:s + 8192])
+        pick = net.policy_logits(obs, ids, legal_valid(counts, ids.shape[1])).argmax(1)
+        bad += int((~good[torch.arange(len(pick)), pick]).sum())
+    return bad / len(rows)
+
+
+def fit(net: PPONet, data: dict, rows: np.ndarray, held: np.ndarray, cfg: EndgameConfig,
+        seed: int, log=None) -> list[float]:
+    """Fit the expert's parameters (only) to the best moves of ``rows``; the held-out
+    blunder rate after each epoch."""
+    from .ppo_update import set_cross_entropy  # it imports the config, which imports us
+
+    params = list(net.endgame.parameters())
+    opt = torch.optim.Adam(params, lr=cfg.lr)
+    rng = np.random.default_rng(seed)
+    torch.manual_seed(seed)
+    sym = SuitSymmetry(net.rules) if cfg.augment else None
+    curve = []
+    for epoch in range(cfg.epochs):
+        net.train()
+        perm = rng.permutation(rows)
+        total = 0.0
+        for s in range(0, len(perm), cfg.minibatch_size):
+            loss = set_cross_entropy(net, *_batch(data, perm[s:s + cfg.minibatch_size], sym, rng))
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(params, 0.5)
+            opt.step()
+            total += float(loss.detach()) * len(perm[s:s + cfg.minibatch_size])
+        curve.append(blunder_rate(net, data, held))
+        if log is not None:
+            log(epoch, total / max(len(perm), 1), curve[-1])
+    net.eval()
+    return curve
+
+
+def run_stage(net: PPONet, cfg: EndgameConfig, search: SearchConfig, seed: int,
+              num_threads: int | None = None, progress: bool = True, log=None) -> dict:
+    """Collect, label and fit ``cfg.rounds`` times; the expert is started (a copy of the
+    main head) first. Returns the report (positions, blunder rates, seconds)."""
+    from tqdm import tqdm
+
+    if net.endgame is None:
+        raise ValueError("the end-game stage needs network.endgame_talon (an end-game expert)")
+    if net.rules.num_players != 2:
+        raise ValueError("the end-game stage needs two players (the exact solver)")
+    t0 = time.perf_counter()
+    net.endgame.start()
+    data, rounds = None, []
+    for r in range(cfg.rounds):
+        t1 = time.perf_counter()
+        with tqdm(total=cfg.games, unit="game", disable=not progress,
+                  desc=f"end game {r + 1}/{cfg.rounds}: play") as bar:
+            new = collect(net, net.rules, cfg, seed + 1000 * r, num_threads, bar)
+        new["game"] += r * cfg.games
+        t2 = time.perf_counter()
+        with tqdm(total=len(new["obs"]), unit="pos", disable=not progress,
+                  desc=f"end game {r + 1}/{cfg.rounds}: solve") as bar:
+            new = label(new, net.rules, search, cfg.workers, seed + 1000 * r, bar)
+        t3 = time.perf_counter()
+        data = merge(data, new)
+        games = np.unique(data["game"])
+        split = np.random.default_rng(seed).random(cfg.games * cfg.rounds) < cfg.holdout
+        is_held = split[data["game"]]
+        held, train = np.flatnonzero(is_held), np.flatnonzero(~is_held)
+        informative = data["good"].sum(1) < data["counts"]
+        before = blunder_rate(net, data, held)
+        curve = fit(net, data, train[informative[train]], held, cfg, seed + r, log)
+        rounds.append({"games": cfg.games, "new_positions": int(len(new["obs"])),
+                       "positions": int(len(data["obs"])), "games_with_positions": int(len(games)),
+                       "held_out": int(len(held)), "informative": float(informative.mean()),
+                       "blunders_before": before, "blunders_after": curve[-1], "curve": curve,
+                       "play_seconds": t2 - t1, "solve_seconds": t3 - t2,
+                       "fit_seconds": time.perf_counter() - t3})
+    return {"rounds": rounds, "seconds": time.perf_counter() - t0,
+            "blunders_before": rounds[0]["blunders_before"],
+            "blunders_after": rounds[-1]["blunders_after"]}
+
+
+def write_report(path: Path, rep: dict) -> None:
+    write_text(path, json.dumps(rep, indent=2) + "\n")
+
+
+# ---------------------------------------------------------------- on a finished checkpoint
+
+
+def main(argv=None) -> int:
+    """``python -m agents.endgame_expert CHECKPOINT --config CONFIG --out OUT``: run the
+    end-game stage of ``CONFIG`` (its ``endgame`` section and ``network.endgame_talon``)
+    on a checkpoint trained without it, as ``train.py`` runs it after PPO."""
+    import argparse
+    import sys
+
+    from .ppo import NetworkConfig, load_checkpoint, save_checkpoint
+    from .ppo_config import ConfigError, load_config
+
+    ap = argparse.ArgumentParser(prog="python -m agents.endgame_expert",
+                                 description=main.__doc__.split(":")[0].strip("`"))
+    ap.add_argument("checkpoint")
+    ap.add_argument("--config", required=True, help="the config with the endgame section")
+    ap.add_argument("--out", required=True, help="where to write the checkpoint with the expert")
+    ap.add_argument("overrides", nargs="*", metavar="key=value")
+    ap.add_argument("--no-progress", action="store_true")
+    args = ap.parse_intermixed_args(argv)
+    try:
+        cfg = load_config(args.config, args.overrides)
+        if cfg.endgame.games == 0:
+            raise ConfigError("endgame.games is 0: no end-game stage to run")
+        old, data = load_checkpoint(args.checkpoint, cfg.rules)
+    except (ConfigError, FileNotFoundError, ValueError) as e:
+        print(f"endgame_expert: error: {e}", file=sys.stderr)
+        return 2
+    if old.endgame is not None and old.endgame.active:
+        print(f"endgame_expert: error: {args.checkpoint} already has a fitted end-game expert",
+              file=sys.stderr)
+        return 2
+    want = dict(data["network"], endgame_talon=cfg.network.endgame_talon)
+    if {k: v for k, v in want.items() if k != "endgame_talon"} != {
+            k: v for k, v in vars(cfg.network).items() if k != "endgame_talon"}:
+        print("endgame_expert: error: the config's network section differs from the "
+              "checkpoint's (other than endgame_talon)", file=sys.stderr)
+        return 2
+    torch.set_num_threads(cfg.torch_threads)
+    net = PPONet(cfg.rules, NetworkConfig(**want))
+    missing, unexpected = net.load_state_dict(old.state_dict(), strict=False)
+    if unexpected or any(not k.startswith("endgame.") for k in missing):
+        raise RuntimeError(f"weights do not fit: missing {missing}, unexpected {unexpected}")
+
+    def log(epoch, loss, blunders):
+        print(f"epoch {epoch + 1}: loss {loss:.4f}, held-out blunders {blunders:.2%}", flush=True)
+
+    rep = run_stage(net, cfg.endgame, cfg.search, cfg.seed, cfg.env.num_threads,
+                    progress=not args.no_progress, log=log)
+    rep["command"] = "python -m agents.endgame_expert " + " ".join(
+        sys.argv[1:] if argv is None else list(argv))
+    extra = {k: v for k, v in data.items() if k not in (
+        "format", "model", "optimizer", "network", "rules", "layout_version", "obs_size",
+        "num_actions", "config")}
+    extra["endgame"] = rep
+    if "provenance" in extra:  # a shipped checkpoint: this command trained it too
+        import subprocess
+
+        commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"],
+                                capture_output=True, text=True).stdout.strip() or "unknown"
+        extra["provenance"] = {"commands": [*extra["provenance"]["commands"], rep["command"]],
+                               "commit": commit}
+    config = dict(data.get("config") or {}, network=vars(net.cfg).copy(),
+                  endgame=vars(cfg.endgame).copy())
+    save_checkpoint(args.out, net, None, config, extra)
+    print(f"end game: {rep['rounds'][-1]['positions']:,} solved positions; held-out blunders "
+          f"{rep['blunders_before']:.2%} -> {rep['blunders_after']:.2%} in "
+          f"{rep['seconds']:.0f} s; wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,209 @@
+"""The end-game expert: a second head chosen by the observation alone, which leaves the
+policy unchanged until fitted, and the stage that fits it to solved positions while the
+main trunk and head stay as they are."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents.endgame import UNKNOWN, EndgameSolver  # noqa: E402
+from agents.endgame_expert import EndgameConfig, blunder_rate, collect, fit, label  # noqa: E402
+from agents.ppo import (  # noqa: E402
+    NetworkConfig,
+    PPOAgent,
+    PPONet,
+    legal_lists,
+    legal_valid,
+    load_checkpoint,
+    save_checkpoint,
+)
+from agents.ppo_config import ConfigError, load_config  # noqa: E402
+from agents.teacher import SearchConfig  # noqa: E402
+from agents.view import fast_decode  # noqa: E402
+from durak_env import Rules, VectorEnv  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+SMALL = NetworkConfig(hidden=[64], endgame_talon=1)
+SEARCH = SearchConfig(endgame_nodes=20000)
+
+
+def _positions(rules, games=64, seed=0, steps=400):
+    """Observations and legal lists of random play, every phase of the game."""
+    venv = VectorEnv(rules, games, seed=seed)
+    obs, info = venv.reset(seed=seed)
+    rows_obs, rows_mask = [], []
+    for _ in range(steps):
+        rows_obs.append(obs.copy())
+        rows_mask.append(info["action_mask"].copy())
+        obs, _, _, _, info = venv.step(venv.random_actions())
+    obs, mask = np.concatenate(rows_obs), np.concatenate(rows_mask)
+    ids, counts = legal_lists(mask)
+    return obs, ids, counts
+
+
+def _logits(net, obs, ids, counts):
+    with torch.no_grad():
+        return net.policy_logits(torch.from_numpy(obs), torch.from_numpy(ids),
+                                 legal_valid(torch.from_numpy(counts), ids.shape[1])).numpy()
+
+
+def test_the_expert_plays_exactly_the_end_game_rows_and_nothing_else():
+    rules = Rules()
+    torch.manual_seed(0)
+    net = PPONet(rules, SMALL)
+    obs, ids, counts = _positions(rules)
+    talon = np.array([fast_decode(o, rules).talon_size for o in obs])
+    assert (talon <= 1).any() and (talon > 1).any()
+    assert (net.endgame.plays(obs) == (talon <= 1)).all()
+    assert (net.endgame.plays(torch.from_numpy(obs)).numpy() == (talon <= 1)).all()
+    before = _logits(net, obs, ids, counts)
+    plain = PPONet(rules, NetworkConfig(hidden=[64]))
+    plain.load_state_dict({k: v for k, v in net.state_dict().items()
+                           if not k.startswith("endgame.")})
+    assert np.array_equal(_logits(plain, obs, ids, counts), before)  # inactive: no effect
+    with torch.no_grad():  # an inactive expert is not read, whatever its weights
+        for p in net.endgame.parameters():
+            p.add_(torch.randn_like(p))
+    assert np.array_equal(_logits(net, obs, ids, counts), before)
+    net.endgame.start()  # a copy of the main head: the policy is unchanged
+    assert np.allclose(_logits(net, obs, ids, counts), before, atol=1e-5)
+    with torch.no_grad():
+        for p in net.endgame.parameters():
+            p.add_(0.5 * torch.randn_like(p))
+    after = _logits(net, obs, ids, counts)
+    changed = np.abs(after - before).max(1) > 1e-4
+    assert (changed == (talon <= 1)).all()
+
+
+def test_an_active_expert_survives_a_checkpoint(tmp_path):
+    rules = Rules()
+    torch.manual_seed(1)
+    net = PPONet(rules, SMALL)
+    net.endgame.start()
+    with torch.no_grad():
+        for p in net.endgame.parameters():
+            p.add_(0.5 * torch.randn_like(p))
+    save_checkpoint(tmp_path / "eg.pt", net)
+    back, data = load_checkpoint(tmp_path / "eg.pt")
+    assert back.endgame.active and data["network"]["endgame_talon"] == 1
+    obs, ids, counts = _positions(rules, games=16, steps=200)
+    assert np.array_equal(_logits(back, obs, ids, counts), _logits(net, obs, ids, counts))
+    agent = PPOAgent(rules, path=str(tmp_path / "eg.pt"))
+    mask = np.zeros((len(obs), agent.net.layout.n), np.bool_)
+    for i in range(len(obs)):
+        mask[i, ids[i, :counts[i]]] = True
+    best = ids[np.arange(len(obs)), _logits(net, obs, ids, counts).argmax(1)]
+    assert np.array_equal(agent.act_batch(obs, mask), best)
+
+
+def test_labels_are_the_solver_best_moves_and_unproven_positions_are_dropped():
+    rules = Rules()
+    torch.manual_seed(2)
+    net = PPONet(rules, SMALL)
+    cfg = EndgameConfig(games=40, workers=1)
+    data = collect(net, rules, cfg, seed=3)
+    assert len(data["obs"]) > 50
+    assert all(fast_decode(o, rules).talon_size <= 1 for o in data["obs"])
+    assert (data["counts"] > 1).all()
+    labelled = label(data, rules, SEARCH, workers=2, chunk=64)
+    assert 0 < len(labelled["obs"]) <= len(data["obs"])
+    solver = EndgameSolver(rules, SEARCH.endgame_nodes, last_card=True, cheap_first=True)
+    for i in range(0, len(labelled["obs"]), 7):  # a fresh solver agrees
+        n = labelled["counts"][i]
+        legal = labelled["ids"][i, :n].tolist()
+        solver.reset()
+        solver.load(fast_decode(labelled["obs"][i], rules))
+        values = solver.root_values(legal, SEARCH.endgame_nodes)
+        good = labelled["good"][i, :n]
+        assert good.any() and not labelled["good"][i, n:].any()
+        if (values != UNKNOWN).all():
+            assert np.array_equal(good, values == values.max())
+        else:
+            assert (values[good] == 1).all()
+    tight = label(data, rules, SearchConfig(endgame_nodes=30), workers=1)  # prove little
+    assert len(tight["obs"]) < len(labelled["obs"])
+
+
+def test_fitting_moves_the_expert_toward_the_best_moves_and_leaves_the_main_head_alone():
+    rules = Rules()
+    torch.manual_seed(3)
+    net = PPONet(rules, SMALL)
+    main = {k: v.clone() for k, v in net.state_dict().items() if not k.startswith("endgame.")}
+    cfg = EndgameConfig(games=150, epochs=15, lr=3e-3, minibatch_size=128, workers=2)
+    data = label(collect(net, rules, cfg, seed=4), rules, SEARCH, cfg.workers)
+    rows = np.arange(len(data["obs"]))
+    informative = rows[data["good"].sum(1) < data["counts"]]
+    assert len(informative) > 100
+    net.endgame.start()
+    before = blunder_rate(net, data, rows)
+    curve = fit(net, data, informative, rows, cfg, seed=5)
+    assert len(curve) == cfg.epochs and curve[-1] == blunder_rate(net, data, rows)
+    assert curve[-1] < 0.5 * before, (before, curve)
+    assert all(torch.equal(v, net.state_dict()[k]) for k, v in main.items())
+
+
+@pytest.mark.parametrize("overrides, message", [
+    (["endgame.games=10", "rules.num_players=3"], "needs two players"),
+    (["endgame.games=10"], "needs network.endgame_talon from 0 to 3"),
+    (["endgame.games=10", "network.endgame_talon=4"], "needs network.endgame_talon from 0 to 3"),
+    (["endgame.games=10", "network.endgame_talon=2", "search.pimc_talon=0"],
+     "needs network.endgame_talon from 0 to 1"),
+    (["endgame.games=10", "network.endgame_talon=1", "search.endgame_nodes=0"],
+     "needs the end-game solver"),
+    (["endgame.games=10", "network.endgame_talon=1", "endgame.opponent=nobody"],
+     "endgame.opponent"),
+    (["endgame.rounds=0"], "endgame.rounds must be >= 1"),
+    (["network.endgame_talon=-1"], "endgame_talon must be null or an int >= 0"),
+])
+def test_bad_endgame_configs_are_refused(overrides, message):
+    from agents.ppo_config import preflight
+
+    with pytest.raises(ConfigError, match=message):
+        preflight(load_config(ROOT / "configs" / "tiny.yaml", overrides))
+
+
+def test_train_runs_the_stage_after_ppo_and_a_resume_skips_it(tmp_path):
+    args = ["configs/tiny.yaml", f"logging.runs_dir={tmp_path}", "network.endgame_talon=1",
+            "endgame.games=40", "endgame.epochs=2", "endgame.workers=1"]
+    out = subprocess.run([sys.executable, "train.py", "--config", *args], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert "end game:" in out.stdout
+    (run,) = tmp_path.iterdir()
+    rep = json.loads((run / "endgame.json").read_text())
+    assert rep["rounds"][0]["positions"] > 0
+    net, _ = load_checkpoint(run / "checkpoints" / "final.pt")
+    assert net.endgame.active
+    again = subprocess.run([sys.executable, "train.py", "--resume", str(run)], cwd=ROOT,
+                           capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr
+    assert "end game:" not in again.stdout
+
+
+def test_the_cli_adds_an_expert_to_a_checkpoint_without_one(tmp_path):
+    rules = Rules()
+    torch.manual_seed(5)
+    plain = PPONet(rules, NetworkConfig(hidden=[32]))
+    save_checkpoint(tmp_path / "plain.pt", plain, extra={"imitation": {"agreement": 0.5}})
+    cli = [sys.executable, "-m", "agents.endgame_expert", str(tmp_path / "plain.pt"),
+           "--config", "configs/tiny.yaml", "--out", str(tmp_path / "eg.pt"), "--no-progress"]
+    refused = subprocess.run(cli, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert refused.returncode == 2 and "endgame.games is 0" in refused.stderr
+    out = subprocess.run([*cli, "network.endgame_talon=1", "endgame.games=30",
+                          "endgame.epochs=1", "endgame.workers=1"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    net, data = load_checkpoint(tmp_path / "eg.pt")
+    assert net.endgame.active and data["imitation"] == {"agreement": 0.5}
+    assert data["endgame"]["rounds"][0]["positions"] > 0
+    assert data["config"]["endgame"]["games"] == 30
+    for k, v in plain.state_dict().items():  # the main trunk and head are the old ones
+        assert torch.equal(net.state_dict()[k], v)
