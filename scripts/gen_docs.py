@@ -471,7 +471,8 @@ def study_section() -> str:
         rows.append(f"| {100 * arm['share']:.0f}% | {_num(arm['train_positions'])} | "
                     f"{'yes' if arm['augment'] else 'no'} | {100 * arm['blunders']:.2f}% |")
     parts = [f"```bash\n{data['command']}\n```\n",
-             f"Commit `{data['commit']}`, {data['date']}: {_num(r['positions'])} solved "
+             f"Commit `{data['commit']}`, {data['date']}"
+             f"{' (' + data['note'] + ')' if data.get('note') else ''}: {_num(r['positions'])} solved "
              f"end-game decisions with a choice ({100 * r['informative']:.0f}% with a worse "
              f"move), {_num(r['held_out'])} of them from held-out games.\n", "\n".join(rows)]
     if "play" in r:
