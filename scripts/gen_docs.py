@@ -456,6 +456,38 @@ def audit_section() -> str:
         f"{_num(r['entered_won'])} |"])
 
 
+def endgame_section() -> str:
+    """docs/training.md's end-game stage of each shipped checkpoint that has one, from
+    the report stored in the checkpoint (``endgame``)."""
+    import torch
+
+    rows = ["| checkpoint | round | games | solved positions (all rounds) | with a worse move "
+            "| held-out positions | held-out blunders before | after | minutes |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    commands = []
+    for name in CHECKPOINTS:
+        path = ROOT / "checkpoints" / f"{name}.pt"
+        if not path.is_file():
+            continue
+        rep = torch.load(path, map_location="cpu", weights_only=False).get("endgame")
+        if not rep:
+            continue
+        commands.append(f"`{name}`: `{rep['command']}`")
+        for i, r in enumerate(rep["rounds"], 1):
+            minutes = (r["play_seconds"] + r["solve_seconds"] + r["fit_seconds"]) / 60
+            rows.append(f"| `{name}` | {i} | {_num(r['games'])} | {_num(r['positions'])} | "
+                        f"{100 * r['informative']:.0f}% | {_num(r['held_out'])} | "
+                        f"{100 * r['blunders_before']:.2f}% | {100 * r['blunders_after']:.2f}% | "
+                        f"{minutes:.0f} |")
+    if not commands:
+        return "No shipped checkpoint has an end-game expert yet."
+    return "\n".join(["\n".join(f"- {c}" for c in commands) + "\n", *rows, "",
+                      "Held-out blunders: the greedy move is not among the best, on the "
+                      "positions of the held-out games of every round so far (both seats); "
+                      "*before* is the expert at the start of the round (in round 1 a copy of "
+                      "the main head)."])
+
+
 def study_section() -> str:
     """docs/training.md's end-game learning study, from docs/results/endgame_study.json
     (``python scripts/endgame_study.py ... --json``)."""
@@ -686,6 +718,7 @@ def outputs() -> dict[Path, str]:
                                    "train_sps": train_sps_section(),
                                    "ray_sps": ray_sps_section(),
                                    "audit": audit_section(),
+                                   "endgame": endgame_section(),
                                    "study": study_section()}, "docs/training.md")
     env_page = ROOT / "docs" / "environments.md"
     out[env_page] = fill_blocks(env_page.read_text(),
