@@ -258,9 +258,11 @@ def fit(net: PPONet, data: dict, rows: np.ndarray, held: np.ndarray, cfg: Endgam
 
 
 def run_stage(net: PPONet, cfg: EndgameConfig, search: SearchConfig, seed: int,
-              num_threads: int | None = None, progress: bool = True, log=None) -> dict:
+              num_threads: int | None = None, progress: bool = True, log=None,
+              save_data: str | Path | None = None) -> dict:
     """Collect, label and fit ``cfg.rounds`` times; the expert is started (a copy of the
-    main head) first. Returns the report (positions, blunder rates, seconds)."""
+    main head) first. Returns the report (positions, blunder rates, seconds).
+    ``save_data``: also write the labelled positions so far there (``.npz``) each round."""
     from tqdm import tqdm
 
     if net.endgame is None:
@@ -282,6 +284,8 @@ def run_stage(net: PPONet, cfg: EndgameConfig, search: SearchConfig, seed: int,
             new = label(new, net.rules, search, cfg.workers, seed + 1000 * r, bar)
         t3 = time.perf_counter()
         data = merge(data, new)
+        if save_data is not None:
+            np.savez_compressed(save_data, **data)
         games = np.unique(data["game"])
         split = np.random.default_rng(seed).random(cfg.games * cfg.rounds) < cfg.holdout
         is_held = split[data["game"]]
@@ -323,6 +327,8 @@ def main(argv=None) -> int:
     ap.add_argument("--config", required=True, help="the config with the endgame section")
     ap.add_argument("--out", required=True, help="where to write the checkpoint with the expert")
     ap.add_argument("overrides", nargs="*", metavar="key=value")
+    ap.add_argument("--save-data", metavar="NPZ",
+                    help="also write the labelled positions (obs, ids, counts, good, game)")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_intermixed_args(argv)
     try:
@@ -353,7 +359,7 @@ def main(argv=None) -> int:
         print(f"epoch {epoch + 1}: loss {loss:.4f}, held-out blunders {blunders:.2%}", flush=True)
 
     rep = run_stage(net, cfg.endgame, cfg.search, cfg.seed, cfg.env.num_threads,
-                    progress=not args.no_progress, log=log)
+                    progress=not args.no_progress, log=log, save_data=args.save_data)
     rep["command"] = "python -m agents.endgame_expert " + " ".join(
         sys.argv[1:] if argv is None else list(argv))
     extra = {k: v for k, v in data.items() if k not in (

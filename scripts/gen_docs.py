@@ -504,7 +504,8 @@ def study_section() -> str:
                     f"{'yes' if arm['augment'] else 'no'} | {100 * arm['blunders']:.2f}% |")
     parts = [f"```bash\n{data['command']}\n```\n",
              f"Commit `{data['commit']}`, {data['date']}"
-             f"{' (' + data['note'] + ')' if data.get('note') else ''}: {_num(r['positions'])} solved "
+             f"{' (' + data['note'] + ')' if data.get('note') else ''}: "
+             f"{_num(r['positions'])} solved "
              f"end-game decisions with a choice ({100 * r['informative']:.0f}% with a worse "
              f"move), {_num(r['held_out'])} of them from held-out games.\n", "\n".join(rows)]
     if "play" in r:

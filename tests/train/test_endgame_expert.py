@@ -198,12 +198,17 @@ def test_the_cli_adds_an_expert_to_a_checkpoint_without_one(tmp_path):
     refused = subprocess.run(cli, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert refused.returncode == 2 and "endgame.games is 0" in refused.stderr
     out = subprocess.run([*cli, "network.endgame_talon=1", "endgame.games=30",
-                          "endgame.epochs=1", "endgame.workers=1"],
+                          "endgame.epochs=1", "endgame.workers=1",
+                          "--save-data", str(tmp_path / "positions.npz")],
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     net, data = load_checkpoint(tmp_path / "eg.pt")
     assert net.endgame.active and data["imitation"] == {"agreement": 0.5}
     assert data["endgame"]["rounds"][0]["positions"] > 0
     assert data["config"]["endgame"]["games"] == 30
+    saved = np.load(tmp_path / "positions.npz")
+    assert len(saved["obs"]) == data["endgame"]["rounds"][0]["positions"]
+    legal = np.arange(saved["ids"].shape[1])[None, :] < saved["counts"][:, None]
+    assert saved["good"].any(1).all() and not (saved["good"] & ~legal).any()
     for k, v in plain.state_dict().items():  # the main trunk and head are the old ones
         assert torch.equal(net.state_dict()[k], v)
