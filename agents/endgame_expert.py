@@ -59,6 +59,8 @@ class EndgameConfig:
     epochs: int = 20
     """Passes over the positions per round."""
     lr: float = 1.0e-3
+    anneal_lr: bool = False
+    """Decay the learning rate linearly to 0 over each round's epochs."""
     minibatch_size: int = 512
     augment: bool = True
     """Show each position under a random suit renaming (``durak_env.symmetry``)."""
@@ -239,11 +241,16 @@ def fit(net: PPONet, data: dict, rows: np.ndarray, held: np.ndarray, cfg: Endgam
     torch.manual_seed(seed)
     sym = SuitSymmetry(net.rules) if cfg.augment else None
     curve = []
+    steps = cfg.epochs * -(-len(rows) // cfg.minibatch_size)
+    step = 0
     for epoch in range(cfg.epochs):
         net.train()
         perm = rng.permutation(rows)
         total = 0.0
         for s in range(0, len(perm), cfg.minibatch_size):
+            if cfg.anneal_lr:
+                opt.param_groups[0]["lr"] = cfg.lr * (1.0 - step / steps)
+                step += 1
             loss = set_cross_entropy(net, *_batch(data, perm[s:s + cfg.minibatch_size], sym, rng))
             opt.zero_grad(set_to_none=True)
             loss.backward()
