@@ -212,3 +212,31 @@ def test_the_cli_adds_an_expert_to_a_checkpoint_without_one(tmp_path):
     assert saved["good"].any(1).all() and not (saved["good"] & ~legal).any()
     for k, v in plain.state_dict().items():  # the main trunk and head are the old ones
         assert torch.equal(net.state_dict()[k], v)
+
+
+def test_anneal_lr_decays_the_step_size_linearly_to_zero(monkeypatch):
+    rules = Rules()
+    torch.manual_seed(6)
+    net = PPONet(rules, SMALL)
+    rng = np.random.default_rng(0)
+    obs, ids, counts = _positions(rules, games=32, steps=300)
+    rows = np.flatnonzero(net.endgame.plays(obs) & (counts > 1))[:200]
+    good = np.zeros(ids.shape, np.bool_)
+    good[rows, rng.integers(0, counts[rows])] = True  # any labels: the schedule is tested
+    data = {"obs": obs, "ids": ids, "counts": counts, "good": good}
+    seen = []
+    step = torch.optim.Adam.step
+
+    def record(self, *a, **k):
+        seen.append(self.param_groups[0]["lr"])
+        return step(self, *a, **k)
+
+    monkeypatch.setattr(torch.optim.Adam, "step", record)
+    net.endgame.start()
+    fit(net, data, rows, rows[:10], EndgameConfig(epochs=3, lr=0.01, minibatch_size=64,
+                                                  anneal_lr=True), seed=0)
+    steps = 3 * 4  # 200 rows in minibatches of 64
+    assert seen == pytest.approx([0.01 * (1 - i / steps) for i in range(steps)])
+    seen.clear()
+    fit(net, data, rows, rows[:10], EndgameConfig(epochs=1, lr=0.01, minibatch_size=64), seed=0)
+    assert seen == [0.01] * 4
