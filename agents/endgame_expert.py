@@ -31,7 +31,6 @@ from __future__ import annotations
 import json
 import multiprocessing as mp
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -41,34 +40,9 @@ from durak_env import Rules, VectorEnv
 from durak_env.atomic import write_text
 from durak_env.symmetry import SuitSymmetry
 
-from .ppo import PPONet, legal_lists, legal_valid
+from .ppo import PPONet, legal_lists, legal_valid, set_cross_entropy
+from .ppo_config import EndgameConfig
 from .teacher import SearchConfig, SearchLabeler
-
-
-@dataclass
-class EndgameConfig:
-    """The end-game stage (two players; needs ``network.endgame_talon``). The labels come
-    from the ``search`` section's searches and node caps."""
-
-    games: int = 0
-    """Games played per round to collect end-game positions (0: no end-game stage)."""
-    rounds: int = 1
-    """Collect-and-fit rounds; later rounds play with the expert fitted so far."""
-    opponent: str = "expert_rules"
-    """Who the policy plays while collecting (both seats' positions are kept)."""
-    epochs: int = 20
-    """Passes over the positions per round."""
-    lr: float = 1.0e-3
-    anneal_lr: bool = False
-    """Decay the learning rate linearly to 0 over each round's epochs."""
-    minibatch_size: int = 512
-    augment: bool = True
-    """Show each position under a random suit renaming (``durak_env.symmetry``)."""
-    holdout: float = 0.05
-    """Share of the games whose positions are held out to measure blunders."""
-    workers: int = 2
-    """Solver processes."""
-
 
 # ---------------------------------------------------------------- positions
 
@@ -233,8 +207,6 @@ def fit(net: PPONet, data: dict, rows: np.ndarray, held: np.ndarray, cfg: Endgam
         seed: int, log=None) -> list[float]:
     """Fit the expert's parameters (only) to the best moves of ``rows``; the held-out
     blunder rate after each epoch."""
-    from .ppo_update import set_cross_entropy  # it imports the config, which imports us
-
     params = list(net.endgame.parameters())
     opt = torch.optim.Adam(params, lr=cfg.lr)
     rng = np.random.default_rng(seed)

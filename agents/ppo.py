@@ -266,6 +266,16 @@ class PPONet(nn.Module):
         return action, logp, entropy, value
 
 
+def set_cross_entropy(net: PPONet, obs, ids, counts, good) -> torch.Tensor:
+    """Minus the log of the policy's probability of the labelled moves (``good``: a bool
+    mask over the legal lists; with one move per row, the masked cross-entropy)."""
+    valid = legal_valid(counts, ids.shape[1])
+    logits = net.policy_logits(obs, ids, valid)
+    on_good = logits.masked_fill(~(good & valid), NEG)
+    return (torch.logsumexp(logits, 1) - torch.logsumexp(on_good, 1)).mean()
+
+
+
 class EndgameExpert(nn.Module):
     """A second trunk and policy head for the end game (``network.endgame_talon``).
 

@@ -24,7 +24,6 @@ from durak_env.atomic import write_text
 from durak_env.checks import check_seed
 
 from .distill import DistillConfig
-from .endgame_expert import EndgameConfig
 from .imitation import ImitationConfig
 from .ppo import NetworkConfig
 from .teacher import SearchConfig
@@ -83,6 +82,31 @@ class PPOConfig:
     imitation stage's policy (needs ``imitation.positions > 0``; 0: off)."""
     kl_decay_updates: int = 0
     """Decay ``kl_coef`` linearly to 0 over this many updates (0: keep it constant)."""
+
+
+@dataclass
+class EndgameConfig:
+    """The end-game stage (two players; needs ``network.endgame_talon``). The labels come
+    from the ``search`` section's searches and node caps."""
+
+    games: int = 0
+    """Games played per round to collect end-game positions (0: no end-game stage)."""
+    rounds: int = 1
+    """Collect-and-fit rounds; later rounds play with the expert fitted so far."""
+    opponent: str = "expert_rules"
+    """Who the policy plays while collecting (both seats' positions are kept)."""
+    epochs: int = 20
+    """Passes over the positions per round."""
+    lr: float = 1.0e-3
+    anneal_lr: bool = False
+    """Decay the learning rate linearly to 0 over each round's epochs."""
+    minibatch_size: int = 512
+    augment: bool = True
+    """Show each position under a random suit renaming (``durak_env.symmetry``)."""
+    holdout: float = 0.05
+    """Share of the games whose positions are held out to measure blunders."""
+    workers: int = 2
+    """Solver processes."""
 
 
 @dataclass

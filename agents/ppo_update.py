@@ -6,7 +6,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from .ppo import NEG, PPONet, legal_valid
+from .ppo import PPONet, legal_valid, set_cross_entropy
 from .rollout import Rollout
 
 
@@ -106,15 +106,6 @@ def add_ref_logp(batch: dict, ref: PPONet, chunk: int = 16384) -> None:
         logits = ref.policy_logits(batch["obs"][sl], batch["ids"][sl], valid)
         out[sl] = torch.log_softmax(logits, -1)
     batch["ref_logp"] = out
-
-
-def set_cross_entropy(net: PPONet, obs, ids, counts, good) -> torch.Tensor:
-    """Minus the log of the policy's probability of the labelled moves (``good``: a bool
-    mask over the legal lists; with one move per row, the masked cross-entropy)."""
-    valid = legal_valid(counts, ids.shape[1])
-    logits = net.policy_logits(obs, ids, valid)
-    on_good = logits.masked_fill(~(good & valid), NEG)
-    return (torch.logsumexp(logits, 1) - torch.logsumexp(on_good, 1)).mean()
 
 
 def _value_loss(newv, ret, oldv, cfg):

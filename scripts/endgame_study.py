@@ -38,9 +38,8 @@ import torch  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 from agents.endgame import UNKNOWN, EndgameSolver  # noqa: E402
-from agents.ppo import legal_valid, load_checkpoint  # noqa: E402
+from agents.ppo import legal_valid, load_checkpoint, set_cross_entropy  # noqa: E402
 from agents.ppo_train import play_against  # noqa: E402
-from agents.ppo_update import set_cross_entropy  # noqa: E402
 from agents.stats import wilson  # noqa: E402
 from agents.view import fast_decode  # noqa: E402
 from durak_env.symmetry import SuitSymmetry  # noqa: E402

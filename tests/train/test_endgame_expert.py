@@ -15,7 +15,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from agents.endgame import UNKNOWN, EndgameSolver  # noqa: E402
-from agents.endgame_expert import EndgameConfig, blunder_rate, collect, fit, label  # noqa: E402
+from agents.endgame_expert import blunder_rate, collect, fit, label  # noqa: E402
 from agents.ppo import (  # noqa: E402
     NetworkConfig,
     PPOAgent,
@@ -25,7 +25,7 @@ from agents.ppo import (  # noqa: E402
     load_checkpoint,
     save_checkpoint,
 )
-from agents.ppo_config import ConfigError, load_config  # noqa: E402
+from agents.ppo_config import ConfigError, EndgameConfig, load_config  # noqa: E402
 from agents.teacher import SearchConfig  # noqa: E402
 from agents.view import fast_decode  # noqa: E402
 from durak_env import Rules, VectorEnv  # noqa: E402

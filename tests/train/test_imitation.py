@@ -127,7 +127,7 @@ def test_distillation_set_targets_are_exactly_the_best_moves():
 
 
 def test_distillation_loss_is_the_log_probability_of_the_labelled_set():
-    from agents.ppo_update import set_cross_entropy
+    from agents.ppo import set_cross_entropy
 
     torch.manual_seed(0)
     rules = Rules()
