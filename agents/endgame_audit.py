@@ -27,7 +27,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from agents.endgame import UNKNOWN, EndgameSolver  # noqa: E402
 from agents.ppo import load_checkpoint  # noqa: E402
-from agents.ppo_train import play_against  # noqa: E402
+from agents.selfplay import play_against  # noqa: E402
 from agents.stats import wilson  # noqa: E402
 from agents.view import fast_decode  # noqa: E402
 

@@ -36,12 +36,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from durak_env import Rules, VectorEnv
+from durak_env import Rules, observation_size
 from durak_env.atomic import write_text
 from durak_env.symmetry import SuitSymmetry
 
-from .ppo import PPONet, legal_lists, legal_valid, set_cross_entropy
+from .ppo import PPONet, legal_valid, set_cross_entropy
 from .ppo_config import EndgameConfig
+from .selfplay import play_against
 from .teacher import SearchConfig, SearchLabeler
 
 # ---------------------------------------------------------------- positions
@@ -50,59 +51,29 @@ from .teacher import SearchConfig, SearchLabeler
 def collect(net: PPONet, rules: Rules, cfg: EndgameConfig, seed: int,
             num_threads: int | None = None, bar=None) -> dict:
     """The decisions with a choice that the expert plays, of both seats, in ``cfg.games``
-    games of the sampled policy (seat ``g % 2`` in game ``g``) against ``cfg.opponent``.
+    games of the sampled policy against ``cfg.opponent`` (``play_against``).
 
     Returns a dict of ``obs`` float32[N, obs], ``ids`` int64[N, W] (legal lists),
     ``counts`` int64[N] and ``game`` int64[N].
     """
-    from .selfplay import make_player
-    from .stats import MAX_DECISIONS
-
-    games = cfg.games
-    venv = VectorEnv(rules, games, seed=seed, num_threads=num_threads, copy=False)
-    obs, info = venv.reset(seed=seed)
-    mask, to_act = info["action_mask"], info["to_act"]
-    seat = np.arange(games) % rules.num_players
-    finished = np.zeros(games, np.bool_)
-    opp, rng = make_player(cfg.opponent, rules, venv), np.random.default_rng(seed)
-    gen = torch.Generator().manual_seed(seed)
     out: dict[str, list] = {"obs": [], "ids": [], "counts": [], "game": []}
-    for _ in range(MAX_DECISIONS):
-        if finished.all():
-            break
-        ids, counts = legal_lists(mask)
-        keep = np.flatnonzero(~finished & (counts > 1) & net.endgame.plays(obs))
-        if len(keep):
-            out["obs"].append(obs[keep].copy())
-            out["ids"].append([ids[g, : counts[g]].copy() for g in keep])
-            out["counts"].append(counts[keep])
-            out["game"].append(keep)
-        actions = ids[:, 0].copy()  # finished games step with any legal move
-        mine = np.flatnonzero((to_act == seat) & ~finished)
-        if len(mine):
-            with torch.no_grad():
-                valid = legal_valid(torch.from_numpy(counts[mine]), ids.shape[1])
-                logits = net.policy_logits(torch.from_numpy(obs[mine]),
-                                           torch.from_numpy(ids[mine]), valid)
-                u = torch.rand(logits.shape, generator=gen).clamp_(1e-20, 1.0)
-                pos = (logits - torch.log(-torch.log(u))).argmax(1).numpy()
-            actions[mine] = ids[mine, pos]
-        theirs = np.flatnonzero((to_act != seat) & ~finished)
-        if len(theirs):
-            actions[theirs] = opp.act(obs[theirs], mask[theirs], ids[theirs], counts[theirs],
-                                      theirs, rng)
-        obs, _, term, _, info = venv.step(actions)
-        mask, to_act = info["action_mask"], info["to_act"]
-        if bar is not None:
-            bar.update(int((term & ~finished).sum()))
-        finished |= term
+
+    def keep(obs, ids, counts, rows, actions):
+        rows = rows[(counts[rows] > 1) & net.endgame.plays(obs[rows])]
+        out["obs"].append(obs[rows].copy())
+        out["ids"].append([ids[g, : counts[g]].copy() for g in rows])
+        out["counts"].append(counts[rows])
+        out["game"].append(rows)
+
+    play_against(net, rules, cfg.opponent, cfg.games, seed, greedy=False,
+                 num_threads=num_threads, on_decision=keep, both_seats=True, bar=bar)
     counts = np.concatenate(out["counts"]) if out["counts"] else np.zeros(0, np.int64)
     width = int(counts.max()) if len(counts) else 1
     ids = np.zeros((len(counts), width), np.int64)
     for i, legal in enumerate(x for step in out["ids"] for x in step):
         ids[i, : len(legal)] = legal
     return {"obs": np.concatenate(out["obs"]) if out["obs"] else
-            np.zeros((0, venv.single_observation_space.shape[0]), np.float32),
+            np.zeros((0, observation_size(rules)), np.float32),
             "ids": ids, "counts": counts.astype(np.int64),
             "game": np.concatenate(out["game"]).astype(np.int64) if out["game"]
             else np.zeros(0, np.int64)}

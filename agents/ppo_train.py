@@ -29,7 +29,7 @@ from durak_env.atomic import write_text  # noqa: E402
 from durak_env.vector import VectorEnv  # noqa: E402
 
 from .distill import Distiller  # noqa: E402
-from .ppo import PPONet, legal_lists, legal_valid, load_checkpoint, save_checkpoint  # noqa: E402
+from .ppo import PPONet, legal_valid, load_checkpoint, save_checkpoint  # noqa: E402
 from .ppo_config import (  # noqa: E402
     ConfigError,
     TrainConfig,
@@ -45,8 +45,8 @@ from .ppo_update import (  # noqa: E402
     ppo_update,
 )
 from .rollout import Arena, Rollout, RolloutStats, collect_rollout  # noqa: E402
-from .selfplay import Pool, RandomPlayer, SnapshotPlayer, make_player  # noqa: E402
-from .stats import MAX_DECISIONS, wilson  # noqa: E402
+from .selfplay import Pool, SnapshotPlayer, make_player, play_against  # noqa: E402
+from .stats import wilson  # noqa: E402
 
 # ---------------------------------------------------------------- evaluation
 
@@ -69,51 +69,6 @@ def evaluate(net: PPONet, rules: Rules, spec: str, games: int, seed: int = 12345
 
 
 @torch.inference_mode()
-def play_against(net: PPONet, rules: Rules, spec: str, games: int, seed: int = 12345,
-                 greedy: bool = True, num_threads: int | None = None, on_decision=None,
-                 bar=None) -> tuple[np.ndarray, np.ndarray]:
-    """The games of ``evaluate``: the learner's reward per game (0 where unfinished) and
-    whether each game finished within ``MAX_DECISIONS``.
-
-    Args:
-        on_decision: called as ``on_decision(obs, ids, counts, rows, actions)`` with the
-            learner's rows and chosen actions at every step, before the step.
-        bar: a progress bar, updated by the games that end.
-    """
-    venv = VectorEnv(rules, games, seed=seed, num_threads=num_threads, copy=False)
-    obs, info = venv.reset(seed=seed)
-    mask, to_act = info["action_mask"], info["to_act"]
-    seat = np.arange(games) % rules.num_players
-    result = np.zeros(games)
-    finished = np.zeros(games, np.bool_)
-    opp, rng = make_player(spec, rules, venv), np.random.default_rng(seed)
-    for _ in range(MAX_DECISIONS):
-        if finished.all():
-            break
-        ids, counts = legal_lists(mask)
-        mine = to_act == seat
-        actions = RandomPlayer().act(None, None, ids, counts, None, rng)
-        rows = np.flatnonzero(mine & ~finished)
-        if len(rows):
-            valid = legal_valid(torch.from_numpy(counts[rows]), ids.shape[1])
-            pos, _, _, _ = net.get_action_and_value(
-                torch.from_numpy(obs[rows]), torch.from_numpy(ids[rows]), valid, greedy=greedy)
-            actions[rows] = ids[rows, pos.numpy()]
-            if on_decision is not None:
-                on_decision(obs, ids, counts, rows, actions)
-        rows = np.flatnonzero(~mine & ~finished)
-        if len(rows):
-            actions[rows] = opp.act(obs[rows], mask[rows], ids[rows], counts[rows], rows, rng)
-        obs, rew, term, _, info = venv.step(actions)
-        mask, to_act = info["action_mask"], info["to_act"]
-        new = term & ~finished
-        result[new] = rew[new, seat[new]]
-        finished |= term
-        if bar is not None:
-            bar.update(int(new.sum()))
-    return result, finished
-
-
 # ---------------------------------------------------------------- the training loop
 
 

@@ -16,7 +16,8 @@ from durak_env import Rules
 from durak_env.vector import VectorEnv
 
 from .expert_kernel import expert_actions
-from .ppo import PPONet, legal_valid
+from .ppo import PPONet, legal_lists, legal_valid
+from .stats import MAX_DECISIONS
 
 
 class SnapshotPlayer:
@@ -125,3 +126,59 @@ class Pool:
 
     def state(self) -> dict:
         return {"states": self.states, "games": self.games, "wins": self.wins}
+
+
+def play_against(net: PPONet, rules: Rules, spec: str, games: int, seed: int = 12345,
+                 greedy: bool = True, num_threads: int | None = None, on_decision=None,
+                 both_seats: bool = False, bar=None) -> tuple[np.ndarray, np.ndarray]:
+    """``games`` games of ``net`` (seat ``g % num_players`` in game ``g``) against the
+    player ``spec`` in one ``VectorEnv``: the learner's reward per game (0 where
+    unfinished) and whether each game finished within ``MAX_DECISIONS``.
+
+    Args:
+        greedy: the learner plays its most likely move; else it samples, from a stream of
+            its own seeded by ``seed`` (torch's global generator is left as it was).
+        on_decision: called as ``on_decision(obs, ids, counts, rows, actions)`` at every
+            step, before the step, with the rows of the learner's live games where it is
+            to act (every live game with ``both_seats``) and the actions chosen.
+        bar: a progress bar, updated by the games that end.
+    """
+    venv = VectorEnv(rules, games, seed=seed, num_threads=num_threads, copy=False)
+    obs, info = venv.reset(seed=seed)
+    mask, to_act = info["action_mask"], info["to_act"]
+    seat = np.arange(games) % rules.num_players
+    result = np.zeros(games)
+    finished = np.zeros(games, np.bool_)
+    opp, rng = make_player(spec, rules, venv), np.random.default_rng(seed)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        for _ in range(MAX_DECISIONS):
+            if finished.all():
+                break
+            ids, counts = legal_lists(mask)
+            mine = to_act == seat
+            actions = RandomPlayer().act(None, None, ids, counts, None, rng)
+            rows = np.flatnonzero(mine & ~finished)
+            if len(rows):
+                with torch.inference_mode():
+                    valid = legal_valid(torch.from_numpy(counts[rows]), ids.shape[1])
+                    pos, _, _, _ = net.get_action_and_value(
+                        torch.from_numpy(obs[rows]), torch.from_numpy(ids[rows]), valid,
+                        greedy=greedy)
+                actions[rows] = ids[rows, pos.numpy()]
+            theirs = np.flatnonzero(~mine & ~finished)
+            if len(theirs):
+                actions[theirs] = opp.act(obs[theirs], mask[theirs], ids[theirs],
+                                          counts[theirs], theirs, rng)
+            if on_decision is not None:
+                live = np.flatnonzero(~finished) if both_seats else rows
+                if len(live):
+                    on_decision(obs, ids, counts, live, actions)
+            obs, rew, term, _, info = venv.step(actions)
+            mask, to_act = info["action_mask"], info["to_act"]
+            new = term & ~finished
+            result[new] = rew[new, seat[new]]
+            finished |= term
+            if bar is not None:
+                bar.update(int(new.sum()))
+    return result, finished

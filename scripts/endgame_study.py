@@ -39,7 +39,7 @@ from tqdm import tqdm  # noqa: E402
 
 from agents.endgame import UNKNOWN, EndgameSolver  # noqa: E402
 from agents.ppo import legal_valid, load_checkpoint, set_cross_entropy  # noqa: E402
-from agents.ppo_train import play_against  # noqa: E402
+from agents.selfplay import play_against  # noqa: E402
 from agents.stats import wilson  # noqa: E402
 from agents.view import fast_decode  # noqa: E402
 from durak_env.symmetry import SuitSymmetry  # noqa: E402

@@ -240,3 +240,36 @@ def test_anneal_lr_decays_the_step_size_linearly_to_zero(monkeypatch):
     seen.clear()
     fit(net, data, rows, rows[:10], EndgameConfig(epochs=1, lr=0.01, minibatch_size=64), seed=0)
     assert seen == [0.01] * 4
+
+
+def test_collect_keeps_both_seats_and_sampled_play_is_seeded():
+    """``play_against`` with ``both_seats`` shows the opponent's decisions too (the
+    stage keeps the end-game positions of both seats), and sampled play depends on its
+    seed alone, leaving torch's global generator as it was."""
+    from agents.selfplay import play_against
+
+    rules = Rules()
+    torch.manual_seed(4)
+    net = PPONet(rules, SMALL)
+    seen = {False: [], True: []}
+    for both in (False, True):
+        def hook(obs, ids, counts, rows, actions, both=both):
+            assert all(actions[g] in ids[g, : counts[g]] for g in rows)
+            seen[both].append(set(rows.tolist()))
+
+        play_against(net, rules, "expert_rules", 16, seed=5, greedy=False,
+                     on_decision=hook, both_seats=both)
+    # the same games (the hook does not change play): every live game at each step with
+    # both seats, a strict subset (the learner's turns) without
+    assert len(seen[True]) >= len(seen[False]) > 10
+    assert seen[True][0] == set(range(16))
+    assert all(any(m <= s for s in seen[True]) for m in seen[False])
+    assert sum(map(len, seen[True])) > sum(map(len, seen[False])) + 50
+    state = torch.get_rng_state()
+    a = collect(net, rules, EndgameConfig(games=24), seed=6)
+    assert torch.equal(state, torch.get_rng_state())
+    torch.rand(3)  # another global stream: the same positions
+    b = collect(net, rules, EndgameConfig(games=24), seed=6)
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    c = collect(net, rules, EndgameConfig(games=24), seed=7)
+    assert not np.array_equal(a["counts"], c["counts"]) or not np.array_equal(a["obs"], c["obs"])

@@ -234,12 +234,13 @@ def test_evaluation_stops_games_at_the_decision_cap(monkeypatch):
     """Deterministic players can cycle for ever with three or more seats: the evaluation
     stops every game at ``MAX_DECISIONS`` and scores it a draw, as the tournament does."""
     import agents.ppo_train as ppo_train
+    import agents.selfplay as selfplay
     from agents.ppo import NetworkConfig, PPONet
 
     rules = Rules(num_players=3)
     net = PPONet(rules, NetworkConfig(hidden=[16]))
     full = ppo_train.evaluate(net, rules, "expert_rules", games=12, seed=4)
     assert full["unfinished"] == 0 and full["wins"] + full["losses"] + full["draws"] == 12
-    monkeypatch.setattr(ppo_train, "MAX_DECISIONS", 6)  # no game of three ends in 6 moves
+    monkeypatch.setattr(selfplay, "MAX_DECISIONS", 6)  # no game of three ends in 6 moves
     cut = ppo_train.evaluate(net, rules, "expert_rules", games=12, seed=4)
     assert cut["unfinished"] == cut["draws"] == 12 and cut["winrate"] == 0.0
