@@ -108,7 +108,8 @@ def provenance(res: dict) -> str:
     c = res["config"]
     return (f"```bash\n{c['command']}\n```\n\n"
             f"Commit `{c['commit']}`, {c['date']}; {_rules_text(c['rules'])}; "
-            f"{c['played']} games, seed {c['seed']}.")
+            f"{c['played']} games, seed {c['seed']}."
+            + (f" {c['note'][0].upper()}{c['note'][1:]}." if c.get("note") else ""))
 
 
 def _agent_order(res: dict) -> list[str]:
@@ -206,7 +207,8 @@ def _provenance_list(names: list[str], results: dict[str, dict], prefix: str) ->
     lines = []
     for n in names:
         c = results[n]["config"]
-        lines.append(f"- `{n}`: `{c['command']}` (commit `{c['commit']}`, {c['date']})")
+        note = f"; {c['note']}" if c.get("note") else ""
+        lines.append(f"- `{n}`: `{c['command']}` (commit `{c['commit']}`, {c['date']}{note})")
     return prefix + "\n\n" + "\n".join(lines) if lines else ""
 
 
