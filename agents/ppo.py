@@ -275,7 +275,6 @@ def set_cross_entropy(net: PPONet, obs, ids, counts, good) -> torch.Tensor:
     return (torch.logsumexp(logits, 1) - torch.logsumexp(on_good, 1)).mean()
 
 
-
 class EndgameExpert(nn.Module):
     """A second trunk and policy head for the end game (``network.endgame_talon``).
 

@@ -68,7 +68,6 @@ def evaluate(net: PPONet, rules: Rules, spec: str, games: int, seed: int = 12345
             "winrate": wins / games, "ci95": [lo, hi]}
 
 
-@torch.inference_mode()
 # ---------------------------------------------------------------- the training loop
 
 
