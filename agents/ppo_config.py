@@ -107,6 +107,15 @@ class EndgameConfig:
     """Share of the games whose positions are held out to measure blunders."""
     workers: int = 2
     """Solver processes."""
+    finetune_timesteps: int = 0
+    """PPO steps after the stage, with the fitted expert frozen: the main head learns the
+    middle game toward end games that are played well on both sides (0: none)."""
+    finetune_lr: float = 3.0e-4
+    """Learning rate of those steps (decayed linearly to 0 with ``ppo.anneal_lr``)."""
+    handoff: bool = True
+    """During those steps, the heuristic opponents hand the positions the expert plays
+    to the expert (greedy), so that the learner meets their middle game with a strong
+    end game, as it meets ``expert``'s."""
 
 
 @dataclass
@@ -388,6 +397,16 @@ def _check_endgame(cfg: TrainConfig):
             raise ConfigError(f"{name} must be >= {lo}, got {v}")
     if not e.lr > 0:
         raise ConfigError(f"endgame.lr must be > 0, got {e.lr}")
+    if not e.finetune_lr > 0:
+        raise ConfigError(f"endgame.finetune_lr must be > 0, got {e.finetune_lr}")
+    if e.finetune_timesteps < 0:
+        raise ConfigError(f"endgame.finetune_timesteps must be >= 0, got {e.finetune_timesteps}")
+    if e.finetune_timesteps and not e.games:
+        raise ConfigError("endgame.finetune_timesteps > 0 fine-tunes after the end-game stage: "
+                          "set endgame.games > 0")
+    if e.finetune_timesteps and cfg.ray.actors:
+        raise ConfigError("endgame.finetune_timesteps > 0 runs on the local rollout only: "
+                          "set ray.actors to 0")
     if not 0 <= e.holdout < 1:
         raise ConfigError(f"endgame.holdout must be in [0, 1), got {e.holdout}")
     if e.games == 0:

@@ -45,7 +45,7 @@ from .ppo_update import (  # noqa: E402
     ppo_update,
 )
 from .rollout import Arena, Rollout, RolloutStats, collect_rollout  # noqa: E402
-from .selfplay import Pool, SnapshotPlayer, make_player, play_against  # noqa: E402
+from .selfplay import EndgameHandoff, Pool, SnapshotPlayer, make_player, play_against  # noqa: E402
 from .stats import wilson  # noqa: E402
 
 # ---------------------------------------------------------------- evaluation
@@ -95,6 +95,8 @@ class Trainer:
         self.rng = np.random.default_rng([cfg.seed, self.update])
         steps = cfg.ppo.num_steps * cfg.env.num_envs
         self.num_updates = max(1, math.ceil(cfg.ppo.total_timesteps / steps))
+        # the fine-tuning updates after the end-game stage, numbered after the PPO ones
+        self.finetune_updates = math.ceil(cfg.endgame.finetune_timesteps / steps)
         self.actors = None  # the Ray actors that collect the rollouts (ray.actors > 0)
         if cfg.ray.actors:
             from .ray_rollout import RayRollouts
@@ -130,6 +132,8 @@ class Trainer:
         cfg = self.cfg
         if cfg.imitation.positions == 0:
             return None
+        if self.update > 0 and not self.imitation_path.is_file():
+            return None  # a run adopted past its imitation stage (agents.finetune)
         if self.imitation_path.is_file():
             if cfg.ppo.kl_coef:
                 self.ref = load_checkpoint(self.imitation_path, cfg.rules)[0]
@@ -184,6 +188,34 @@ class Trainer:
         self.save()  # a run killed from here on resumes after the end-game stage
         return rep
 
+    @property
+    def all_updates(self) -> int:
+        return self.num_updates + self.finetune_updates
+
+    def start_finetune(self) -> None:
+        """Enter the fine-tuning updates (``endgame.finetune_timesteps``): the fitted
+        end-game expert is frozen (the PPO and distillation losses reach the main head
+        only) and, with ``endgame.handoff``, the heuristic opponents hand it their end
+        game. Called again on a resumed run."""
+        if self.net.endgame is None or not self.net.endgame.active:
+            raise RuntimeError("fine-tuning needs a fitted end-game expert")
+        for p in self.net.endgame.parameters():
+            p.requires_grad_(False)
+        if self.cfg.endgame.handoff and self.actors is None:
+            self.heuristics = [h if isinstance(h, EndgameHandoff) else EndgameHandoff(h, self.net)
+                               for h in self.heuristics]
+
+    def learning_rate(self) -> float:
+        """``ppo.lr`` over the PPO updates, ``endgame.finetune_lr`` over the fine-tuning
+        ones, each decayed linearly to 0 over its own updates with ``ppo.anneal_lr``."""
+        cfg = self.cfg
+        if self.update < self.num_updates:
+            lr, done, total = cfg.ppo.lr, self.update, self.num_updates
+        else:
+            lr, done = cfg.endgame.finetune_lr, self.update - self.num_updates
+            total = self.finetune_updates
+        return lr * (1.0 - done / total) if cfg.ppo.anneal_lr else lr
+
     def kl_coef(self) -> float:
         p = self.cfg.ppo
         if not p.kl_decay_updates:
@@ -231,9 +263,8 @@ class Trainer:
     def train_step(self) -> dict:
         """One rollout and one update; returns the scalars to log."""
         cfg = self.cfg
-        if cfg.ppo.anneal_lr:
-            frac = 1.0 - self.update / self.num_updates
-            self.opt.param_groups[0]["lr"] = frac * cfg.ppo.lr
+        if cfg.ppo.anneal_lr or self.update >= self.num_updates:
+            self.opt.param_groups[0]["lr"] = self.learning_rate()
         t0 = time.perf_counter()
         self.net.eval()
         st = self._collect()
@@ -365,7 +396,6 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False,
     ``on_eval`` gets every evaluation's ``evals.jsonl`` record as it is written (the
     sweeps report them to Ray Tune)."""
     from torch.utils.tensorboard import SummaryWriter
-    from tqdm import tqdm
 
     trainer = Trainer(cfg, run_dir, resume)
     trainer.on_eval = on_eval
@@ -378,29 +408,17 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False,
               f"in {rep['seconds']:.0f} s", flush=True)
         if cfg.eval.every:
             _log_eval(trainer, writer, trainer.evaluate_all(cfg.eval.games))
-    bar = tqdm(total=trainer.num_updates * trainer.ro.t * trainer.ro.b, initial=trainer.global_step,
-               unit="step", unit_scale=True, disable=not cfg.logging.progress, dynamic_ncols=True)
     speed = _SpeedLog()
-    while trainer.update < trainer.num_updates:
-        scalars = trainer.train_step()
-        speed.add(scalars)
-        if trainer.update % cfg.logging.log_every == 0:
-            for k, v in scalars.items():
-                writer.add_scalar(k, v, trainer.global_step)
-        if cfg.eval.every and trainer.update % cfg.eval.every == 0 \
-                and trainer.update < trainer.num_updates:
-            _log_eval(trainer, writer, trainer.evaluate_all(cfg.eval.games))
-        if trainer.update % cfg.logging.checkpoint_every == 0:
-            trainer.save()
-        bar.update(trainer.ro.t * trainer.ro.b)
-        bar.set_postfix(_postfix(scalars, trainer.last_eval), refresh=False)
-    bar.close()
+    run_updates(trainer, writer, speed, trainer.num_updates)
     rep = trainer.endgame_stage(writer)
     if rep is not None:
         last = rep["rounds"][-1]
         print(f"end game: {last['positions']} solved positions, held-out blunders "
               f"{rep['blunders_before']:.3f} -> {rep['blunders_after']:.3f} "
               f"in {rep['seconds']:.0f} s", flush=True)
+    if trainer.finetune_updates:
+        trainer.start_finetune()
+        run_updates(trainer, writer, speed, trainer.all_updates, desc="fine-tune")
     final = trainer.evaluate_all(cfg.eval.final_games) if cfg.eval.final_games else {}
     _log_eval(trainer, writer, final)
     trainer.save()
@@ -413,6 +431,32 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False,
         summary["actor_restarts"] = trainer.actors.restarts
     write_text(run_dir / "final_eval.json", json.dumps(summary, indent=2))
     return summary
+
+
+def run_updates(trainer: Trainer, writer, speed: _SpeedLog, until: int, desc: str = "ppo"):
+    """Train until update ``until`` with logging, evaluations and checkpoints."""
+    from tqdm import tqdm
+
+    cfg = trainer.cfg
+    first = trainer.num_updates if until > trainer.num_updates else 0
+    steps = trainer.ro.t * trainer.ro.b
+    bar = tqdm(total=(until - first) * steps, initial=max(0, trainer.update - first) * steps,
+               unit="step", unit_scale=True, disable=not cfg.logging.progress,
+               dynamic_ncols=True, desc=desc)
+    while trainer.update < until:
+        scalars = trainer.train_step()
+        speed.add(scalars)
+        if trainer.update % cfg.logging.log_every == 0:
+            for k, v in scalars.items():
+                writer.add_scalar(k, v, trainer.global_step)
+        if cfg.eval.every and trainer.update % cfg.eval.every == 0 \
+                and trainer.update < trainer.all_updates:
+            _log_eval(trainer, writer, trainer.evaluate_all(cfg.eval.games))
+        if trainer.update % cfg.logging.checkpoint_every == 0:
+            trainer.save()
+        bar.update(steps)
+        bar.set_postfix(_postfix(scalars, trainer.last_eval), refresh=False)
+    bar.close()
 
 
 class _SpeedLog:

@@ -21,7 +21,7 @@ from durak_env.vector import VectorEnv
 
 from .ppo import PPONet, legal_lists, legal_valid
 from .ppo_config import TrainConfig
-from .selfplay import HeuristicPlayer, Pool
+from .selfplay import Pool
 
 # ``Arena.owner`` of the seats the learner plays (k >= 1: the opponent in slot k).
 LEARNER = 0
@@ -131,7 +131,7 @@ class Arena:
         self.owner[envs[mine], seat[mine]] = LEARNER
         self.learner_seat[envs] = seat
         for k, pl in enumerate(self.players, 1):
-            if isinstance(pl, HeuristicPlayer):
+            if hasattr(pl, "new_games"):
                 pl.new_games(envs[slot == k])
 
 

@@ -86,6 +86,36 @@ class ExpertRulesPlayer:
         return out
 
 
+class EndgameHandoff:
+    """``player`` with the positions that ``net``'s end-game expert plays handed to the
+    expert (greedy): a heuristic's middle game with a near-solver end game, the way
+    ``expert`` plays (``endgame.handoff``). Before the expert is fitted, ``player`` alone."""
+
+    pool_index = -1
+
+    def __init__(self, player, net: PPONet):
+        self.player, self.net = player, net
+
+    def new_games(self, envs: np.ndarray) -> None:
+        if hasattr(self.player, "new_games"):
+            self.player.new_games(envs)
+
+    def act(self, obs, mask, ids, counts, rows, rng) -> np.ndarray:
+        out = self.player.act(obs, mask, ids, counts, rows, rng)
+        expert = self.net.endgame
+        if expert is None or not expert.active:
+            return out
+        mine = np.flatnonzero(expert.plays(obs))
+        if len(mine):
+            w = int(counts[mine].max())
+            with torch.inference_mode():
+                logits = expert.logits(torch.from_numpy(obs[mine]),
+                                       torch.from_numpy(ids[mine, :w]),
+                                       legal_valid(torch.from_numpy(counts[mine]), w))
+            out[mine] = ids[mine, logits.argmax(1).numpy()]
+        return out
+
+
 def make_player(spec: str, rules: Rules, venv: VectorEnv | None = None):
     """The opponent named ``spec``; ``expert_rules`` is batched inside ``venv`` if given."""
     if spec.strip() == "random":
