@@ -6,7 +6,8 @@
 
 The checkpoint must hold a fitted end-game expert and have run the config's PPO updates.
 A new run directory is made (``logging.runs_dir``) whose ``checkpoints/latest.pt`` is the
-checkpoint at its last PPO update, with a fresh optimizer and snapshot pool; the run then
+checkpoint at its last PPO update, with a fresh optimizer and snapshot pool, and with its
+stored imitation and end-game reports as ``imitation.json`` and ``endgame.json``; the run then
 continues as ``python train.py --resume`` would after the end-game stage: the expert is
 frozen and PPO trains the main head for ``endgame.finetune_timesteps`` more steps (a run
 killed here continues with ``train.py --resume RUN_DIR``). The evaluations of the
@@ -16,6 +17,7 @@ that the time-to-strength plot shows the whole run.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -57,6 +59,9 @@ def adopt(checkpoint: str | Path, cfg, run_dir: Path) -> None:
              "elapsed": float(data.get("elapsed", 0.0)), "history": data.get("history", []),
              "pool": {}}
     save_checkpoint(run_dir / "checkpoints" / "latest.pt", net, opt, cfg.to_dict(), extra)
+    for stage in ("imitation", "endgame"):  # the reports that ship_checkpoint reads
+        if data.get(stage):
+            (run_dir / f"{stage}.json").write_text(json.dumps(data[stage], indent=2))
     evals = Path(checkpoint).with_name(Path(checkpoint).stem + "_evals.jsonl")
     if evals.is_file():
         shutil.copy(evals, run_dir / "evals.jsonl")

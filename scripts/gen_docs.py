@@ -255,7 +255,9 @@ def _card_facts(name: str, data: dict) -> list[str]:
         f"{sp.get('heuristic_share')}; KL toward the clone {cfg.get('ppo', {}).get('kl_coef')}, "
         f"distillation weight {cfg.get('distill', {}).get('coef')} |",
         f"| steps | {data.get('global_step', 0):,} environment steps ({data.get('update', 0)} "
-        f"updates) of the config's {cfg.get('ppo', {}).get('total_timesteps', 0):,} |",
+        f"updates) of the config's {cfg.get('ppo', {}).get('total_timesteps', 0):,}"
+        + (f" + {ft:,} of fine-tuning" if (ft := cfg.get("endgame", {}).get(
+            "finetune_timesteps", 0)) else "") + " |",
         f"| wall time | {hours:.0f} minutes of training (imitation included, evaluations "
         f"not) |",
     ]
@@ -268,6 +270,14 @@ def _card_facts(name: str, data: dict) -> list[str]:
             f"{ecfg.get('games', 0):,} games against {ecfg.get('opponent')}); held-out "
             f"blunders {100 * eg['blunders_before']:.2f}% before, "
             f"{100 * eg['blunders_after']:.2f}% after; {eg['seconds'] / 60:.0f} minutes |")
+    ecfg = cfg.get("endgame", {})
+    if eg and ecfg.get("finetune_timesteps"):
+        rows.append(
+            f"| fine-tuning | {ecfg['finetune_timesteps']:,} PPO steps after the end-game stage "
+            f"with the expert frozen"
+            + (", the heuristic opponents handing it their end game" if ecfg.get("handoff")
+               else "")
+            + f"; learning rate {ecfg.get('finetune_lr')} |")
     m = data.get("machine")
     if m:
         rows.append(f"| machine | {m['cpus']} CPU cores, {'a' if m['gpu'] else 'no'} GPU; "

@@ -4,6 +4,7 @@ fine-tuned from the command line."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -124,6 +125,7 @@ def test_train_fine_tunes_after_the_stage_and_the_cli_fine_tunes_a_checkpoint(tm
     assert out.returncode == 0, out.stderr
     (run,) = runs.iterdir()
     staged, data = load_checkpoint(run / "checkpoints" / "final.pt")
+    data_staged = {"endgame": json.loads((run / "endgame.json").read_text())}
     steps = 16 * 16  # num_steps * num_envs of tiny.yaml
     assert data["update"] == 1024 // steps + 512 // steps and staged.endgame.active
 
@@ -137,7 +139,10 @@ def test_train_fine_tunes_after_the_stage_and_the_cli_fine_tunes_a_checkpoint(tm
     assert refused.returncode == 2 and "no fitted end-game expert" in refused.stderr
     assert not any((tmp_path / "ft").iterdir())
     # ... and one with a fitted expert, past its PPO updates, is fine-tuned
-    ok = subprocess.run([*cli, str(run / "checkpoints" / "final.pt"), *opts,
+    shipped = torch.load(run / "checkpoints" / "final.pt", weights_only=False)
+    shipped["endgame"] = data_staged["endgame"]  # as ship_checkpoint stores it
+    torch.save(shipped, tmp_path / "shipped.pt")
+    ok = subprocess.run([*cli, str(tmp_path / "shipped.pt"), *opts,
                          "endgame.finetune_timesteps=1024"], cwd=ROOT,
                         capture_output=True, text=True, timeout=600)
     assert ok.returncode == 0, ok.stderr
@@ -147,3 +152,4 @@ def test_train_fine_tunes_after_the_stage_and_the_cli_fine_tunes_a_checkpoint(tm
     for k, v in staged.endgame.state_dict().items():
         assert torch.equal(tuned.endgame.state_dict()[k], v)
     assert (ft / "evals.jsonl").is_file()
+    assert json.loads((ft / "endgame.json").read_text()) == data_staged["endgame"]
