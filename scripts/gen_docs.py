@@ -282,8 +282,11 @@ def _card_facts(name: str, data: dict) -> list[str]:
     if m:
         rows.append(f"| machine | {m['cpus']} CPU cores, {'a' if m['gpu'] else 'no'} GPU; "
                     f"torch {m['torch']}, numba {m['numba']}, Python {m['python']} |")
-    rows.append(f"| curves | `checkpoints/{name}_curves.png`, time to strength: "
-                f"`checkpoints/{name}_strength.png` (from `{name}_evals.jsonl`) |")
+    tuned = (ROOT / "checkpoints" / f"{name}_finetune_curves.png").is_file()
+    rows.append(f"| curves | `checkpoints/{name}_curves.png`"
+                + (f" (PPO), `checkpoints/{name}_finetune_curves.png` (fine-tuning)" if tuned
+                   else "") + f", time to strength: `checkpoints/{name}_strength.png` (from "
+                f"`{name}_evals.jsonl`) |")
     prov = data.get("provenance")
     if prov:
         cmds = "; then ".join(f"`{c}`" for c in prov["commands"]) or "not recorded"
@@ -445,27 +448,35 @@ def train_sps_section() -> str:
 
 
 def audit_section() -> str:
-    """docs/training.md's end-game audit of the shipped two-player policy, from
-    docs/results/endgame_audit.json (``python -m agents.endgame_audit ... --json``)."""
-    path = RESULTS / "endgame_audit.json"
-    if not path.exists():
-        return "No `docs/results/endgame_audit.json` is committed yet."
-    data = json.loads(path.read_text())
-    r = data["result"]
+    """docs/training.md's end-game audits of the shipped two-player policy, one per
+    docs/results/endgame_audit*.json (``python -m agents.endgame_audit ... --json``)."""
+    import re
+
     from agents.stats import wilson
 
-    lo, hi = wilson(r["blunders"], max(r["choices"], 1))
-    rate = r["blunders"] / max(r["choices"], 1)
-    return "\n".join([
-        f"```bash\n{data['command']}\n```\n",
-        f"Commit `{data['commit']}`, {data['date']}.\n",
-        "| games | policy's wins | end-game decisions with a choice | not solved (node cap) "
-        "| blunders [95% CI] | of which a win turned into a loss | games entered won, "
-        "then lost |", "|---|---|---|---|---|---|---|",
-        f"| {_num(r['games'])} | {_num(r['wins'])} | {_num(r['choices'])} | "
-        f"{_num(r['unsolved'])} | {100 * rate:.2f}% [{100 * lo:.2f}, {100 * hi:.2f}] | "
-        f"{_num(r['win_to_loss'])} | {_num(r['entered_won_lost'])} of "
-        f"{_num(r['entered_won'])} |"])
+    paths = sorted(RESULTS.glob("endgame_audit*.json"))
+    if not paths:
+        return "No `docs/results/endgame_audit.json` is committed yet."
+    head = ["| opponent | games | policy's wins | end-game decisions with a choice | not solved "
+            "(node cap) | blunders [95% CI] | of which a win turned into a loss | games "
+            "entered with a proven win | of those lost | entered with a proven loss |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
+    cmds, rows = [], []
+    for path in paths:
+        data = json.loads(path.read_text())
+        r = data["result"]
+        lo, hi = wilson(r["blunders"], max(r["choices"], 1))
+        rate = r["blunders"] / max(r["choices"], 1)
+        m = re.search(r"--opponent (\S+)", data["command"])
+        cmds.append(f"```bash\n{data['command']}\n```\n\nCommit `{data['commit']}`, "
+                    f"{data['date']}.\n")
+        rows.append(
+            f"| `{m.group(1) if m else 'expert_rules'}` | {_num(r['games'])} | "
+            f"{_num(r['wins'])} | {_num(r['choices'])} | {_num(r['unsolved'])} | "
+            f"{100 * rate:.2f}% [{100 * lo:.2f}, {100 * hi:.2f}] | {_num(r['win_to_loss'])} | "
+            f"{_num(r['entered_won'])} | {_num(r['entered_won_lost'])} | "
+            f"{_num(r['entered_lost'])} |")
+    return "\n".join([*cmds, *head, *rows])
 
 
 def endgame_section() -> str:

@@ -9,7 +9,8 @@ Copies what the model card (``checkpoints/README.md``, rendered by
 - ``checkpoints/NAME.yaml``: the run's resolved config;
 - ``checkpoints/NAME_evals.jsonl`` and ``NAME_strength.png``: the evaluations during
   training and the time-to-strength plot (``python -m agents.strength``);
-- ``checkpoints/NAME_curves.png``: the training curves.
+- ``checkpoints/NAME_curves.png``: the training curves (``--finetuned``, a run of
+  ``python -m agents.finetune``: ``NAME_finetune_curves.png``, the fine-tuning's).
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ def main(argv=None) -> int:
     ap.add_argument("--latest", action="store_true", help="ship latest.pt instead of final.pt")
     ap.add_argument("--command", action="append", default=[], metavar="CMD",
                     help="a command that trained the run, in order (repeat for --resume steps)")
+    ap.add_argument("--finetuned", action="store_true",
+                    help="a run of python -m agents.finetune: its curves (the fine-tuning "
+                         "only) go to NAME_finetune_curves.png")
     args = ap.parse_args(argv)
     import torch
 
@@ -77,8 +81,10 @@ def main(argv=None) -> int:
     shutil.copy(run / "config.yaml", out / f"{args.name}.yaml")
     shutil.copy(run / "evals.jsonl", out / f"{args.name}_evals.jsonl")
     strength([str(run), "--out", str(out / f"{args.name}_strength.png")])
-    plot_run(run, out / f"{args.name}_curves.png")
-    for png in ("strength", "curves"):  # the docs site shows them on the training page
+    # a run of agents.finetune logged the fine-tuning only: the PPO curves already shipped stay
+    curves = "finetune_curves" if args.finetuned else "curves"
+    plot_run(run, out / f"{args.name}_{curves}.png")
+    for png in ("strength", curves):  # the docs site shows them on the training page
         shutil.copy(out / f"{args.name}_{png}.png", ROOT / "docs" / f"{args.name}_{png}.png")
     print(f"shipped {src} as checkpoints/{args.name}.pt; now run python scripts/gen_docs.py")
     return 0
