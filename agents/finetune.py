@@ -35,16 +35,11 @@ def adopt(checkpoint: str | Path, cfg, run_dir: Path) -> None:
     """
     import torch
 
-    from .ppo import NetworkConfig, PPONet, load_checkpoint, save_checkpoint
+    from .ppo import NetworkConfig, PPONet, save_checkpoint
     from .ppo_config import ConfigError
+    from .ppo_train import checkpoint_for
 
-    try:
-        net, data = load_checkpoint(checkpoint, cfg.rules)
-    except ValueError as e:
-        raise ConfigError(str(e)) from None
-    if net.cfg != cfg.network:
-        raise ConfigError(f"{checkpoint} holds a network {net.cfg}, but the config says "
-                          f"{cfg.network}")
+    net, data = checkpoint_for(Path(checkpoint), cfg, "the config")
     if net.endgame is None or not net.endgame.active:
         raise ConfigError(f"{checkpoint} has no fitted end-game expert: fine-tuning freezes "
                           f"it (run python -m agents.endgame_expert first)")

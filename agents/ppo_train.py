@@ -379,14 +379,24 @@ def resume_config(run_dir: Path, overrides: list[str]) -> TrainConfig:
                     for k, v in dataclasses.asdict(was).items() if getattr(now, k) != v]
             raise ConfigError(f"a resumed run cannot change its {section} "
                               f"({'; '.join(diff)}): start a new run instead")
+    checkpoint_for(latest, cfg, "config.yaml")
+    return cfg
+
+
+def checkpoint_for(path: Path, cfg: TrainConfig, source: str) -> tuple[PPONet, dict]:
+    """The checkpoint at ``path`` (``load_checkpoint``), which must fit ``cfg``'s rules and
+    network (``source`` names the config in the error).
+
+    Raises:
+        ConfigError: it does not load for the rules, or holds another network.
+    """
     try:
-        net, _ = load_checkpoint(latest, cfg.rules)
+        net, data = load_checkpoint(path, cfg.rules)
     except ValueError as e:
         raise ConfigError(str(e)) from None
     if net.cfg != cfg.network:
-        raise ConfigError(f"{latest} holds a network {net.cfg}, but config.yaml says "
-                          f"{cfg.network}")
-    return cfg
+        raise ConfigError(f"{path} holds a network {net.cfg}, but {source} says {cfg.network}")
+    return net, data
 
 
 def train(cfg: TrainConfig, run_dir: Path, resume: bool = False,

@@ -20,7 +20,6 @@ from agents.ppo import (  # noqa: E402
     NetworkConfig,
     PPOAgent,
     PPONet,
-    legal_lists,
     legal_valid,
     load_checkpoint,
     save_checkpoint,
@@ -28,7 +27,9 @@ from agents.ppo import (  # noqa: E402
 from agents.ppo_config import ConfigError, EndgameConfig, load_config  # noqa: E402
 from agents.teacher import SearchConfig  # noqa: E402
 from agents.view import fast_decode  # noqa: E402
-from durak_env import Rules, VectorEnv  # noqa: E402
+from durak_env import Rules  # noqa: E402
+
+from .positions import random_positions  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = NetworkConfig(hidden=[64], endgame_talon=1)
@@ -36,16 +37,7 @@ SEARCH = SearchConfig(endgame_nodes=20000)
 
 
 def _positions(rules, games=64, seed=0, steps=400):
-    """Observations and legal lists of random play, every phase of the game."""
-    venv = VectorEnv(rules, games, seed=seed)
-    obs, info = venv.reset(seed=seed)
-    rows_obs, rows_mask = [], []
-    for _ in range(steps):
-        rows_obs.append(obs.copy())
-        rows_mask.append(info["action_mask"].copy())
-        obs, _, _, _, info = venv.step(venv.random_actions())
-    obs, mask = np.concatenate(rows_obs), np.concatenate(rows_mask)
-    ids, counts = legal_lists(mask)
+    obs, _, ids, counts = random_positions(rules, games, seed, steps)
     return obs, ids, counts
 
 

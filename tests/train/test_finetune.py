@@ -17,7 +17,6 @@ torch = pytest.importorskip("torch")
 from agents.ppo import (  # noqa: E402
     NetworkConfig,
     PPONet,
-    legal_lists,
     legal_valid,
     load_checkpoint,
     save_checkpoint,
@@ -25,31 +24,20 @@ from agents.ppo import (  # noqa: E402
 from agents.ppo_config import ConfigError, load_config, preflight  # noqa: E402
 from agents.ppo_train import Trainer  # noqa: E402
 from agents.selfplay import EndgameHandoff, RandomPlayer  # noqa: E402
-from durak_env import Rules, VectorEnv  # noqa: E402
+from durak_env import Rules  # noqa: E402
+
+from .positions import random_positions  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ["network.endgame_talon=1", "endgame.games=8", "endgame.workers=1",
         "endgame.finetune_timesteps=512"]
 
 
-def _end_game_positions(rules, games=64, seed=0, steps=400):
-    venv = VectorEnv(rules, games, seed=seed)
-    obs, info = venv.reset(seed=seed)
-    seen_obs, seen_mask = [], []
-    for _ in range(steps):
-        seen_obs.append(obs.copy())
-        seen_mask.append(info["action_mask"].copy())
-        obs, _, _, _, info = venv.step(venv.random_actions())
-    obs, mask = np.concatenate(seen_obs), np.concatenate(seen_mask)
-    ids, counts = legal_lists(mask)
-    return obs, mask, ids, counts
-
-
 def test_the_handoff_plays_the_expert_greedy_move_exactly_where_the_expert_plays():
     rules = Rules()
     torch.manual_seed(0)
     net = PPONet(rules, NetworkConfig(hidden=[32], endgame_talon=1))
-    obs, mask, ids, counts = _end_game_positions(rules)
+    obs, mask, ids, counts = random_positions(rules)
     keep = counts > 1
     obs, mask, ids, counts = obs[keep], mask[keep], ids[keep], counts[keep]
     plays = net.endgame.plays(obs)
