@@ -23,7 +23,10 @@ The stage (``endgame`` config section, run by ``train.py`` after PPO, or by
 
 With ``rounds`` > 1 each later round plays its games with the expert fitted so far, so
 that it also learns the positions its own play leads to (DAgger), and fits on all the
-positions so far.
+positions so far. ``--refit`` runs more rounds on a checkpoint whose expert is fitted
+already, starting from that expert; with a larger ``network.endgame_talon`` (up to
+``search.pimc_talon``) it also takes over the positions with 2 or 3 talon cards, labelled
+by the sampled search (the best total over ``search.pimc_samples`` deals).
 """
 
 from __future__ import annotations
@@ -207,11 +210,25 @@ def fit(net: PPONet, data: dict, rows: np.ndarray, held: np.ndarray, cfg: Endgam
     return curve
 
 
+def talon_sizes(net: PPONet, obs: np.ndarray) -> np.ndarray:
+    """Int ``[N]``: the talon size of each observation."""
+    e = net.endgame
+    return np.rint(obs[:, e._talon_index] * e._talon_scale).astype(np.int64)
+
+
+def blunders_by_talon(net: PPONet, data: dict, rows: np.ndarray) -> dict[str, float]:
+    """``blunder_rate`` of ``rows`` for each talon size the expert plays (keys are strings,
+    as in the JSON report)."""
+    talon = talon_sizes(net, data["obs"][rows])
+    return {str(t): blunder_rate(net, data, rows[talon == t]) for t in np.unique(talon)}
+
+
 def run_stage(net: PPONet, cfg: EndgameConfig, search: SearchConfig, seed: int,
               num_threads: int | None = None, progress: bool = True, log=None,
-              save_data: str | Path | None = None) -> dict:
+              save_data: str | Path | None = None, start: bool = True) -> dict:
     """Collect, label and fit ``cfg.rounds`` times; the expert is started (a copy of the
-    main head) first. Returns the report (positions, blunder rates, seconds).
+    main head) first, or with ``start=False`` goes on from its fitted weights. Returns the
+    report (positions, blunder rates, overall and by talon size, seconds).
     ``save_data``: also write the labelled positions so far there (``.npz``) each round."""
     from tqdm import tqdm
 
@@ -219,8 +236,11 @@ def run_stage(net: PPONet, cfg: EndgameConfig, search: SearchConfig, seed: int,
         raise ValueError("the end-game stage needs network.endgame_talon (an end-game expert)")
     if net.rules.num_players != 2:
         raise ValueError("the end-game stage needs two players (the exact solver)")
+    if not start and not net.endgame.active:
+        raise ValueError("start=False goes on from a fitted expert, and this one is not")
     t0 = time.perf_counter()
-    net.endgame.start()
+    if start:
+        net.endgame.start()
     data, rounds = None, []
     for r in range(cfg.rounds):
         t1 = time.perf_counter()
@@ -242,11 +262,16 @@ def run_stage(net: PPONet, cfg: EndgameConfig, search: SearchConfig, seed: int,
         held, train = np.flatnonzero(is_held), np.flatnonzero(~is_held)
         informative = data["good"].sum(1) < data["counts"]
         before = blunder_rate(net, data, held)
+        by_talon_before = blunders_by_talon(net, data, held)
         curve = fit(net, data, train[informative[train]], held, cfg, seed + r, log)
+        by_talon_after = blunders_by_talon(net, data, held)
         rounds.append({"games": cfg.games, "new_positions": int(len(new["obs"])),
                        "positions": int(len(data["obs"])), "games_with_positions": int(len(games)),
                        "held_out": int(len(held)), "informative": float(informative.mean()),
                        "blunders_before": before, "blunders_after": curve[-1], "curve": curve,
+                       "talon": net.endgame.talon,
+                       "by_talon": {t: [b, by_talon_after[t]]
+                                    for t, b in by_talon_before.items()},
                        "play_seconds": t2 - t1, "solve_seconds": t3 - t2,
                        "fit_seconds": time.perf_counter() - t3})
     return {"rounds": rounds, "seconds": time.perf_counter() - t0,
@@ -279,6 +304,9 @@ def main(argv=None) -> int:
     ap.add_argument("overrides", nargs="*", metavar="key=value")
     ap.add_argument("--save-data", metavar="NPZ",
                     help="also write the labelled positions (obs, ids, counts, good, game)")
+    ap.add_argument("--refit", action="store_true",
+                    help="go on from the checkpoint's fitted expert (more rounds; a larger "
+                         "network.endgame_talon lets it play more of the game)")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_intermixed_args(argv)
     try:
@@ -289,9 +317,19 @@ def main(argv=None) -> int:
     except (ConfigError, FileNotFoundError, ValueError) as e:
         print(f"endgame_expert: error: {e}", file=sys.stderr)
         return 2
-    if old.endgame is not None and old.endgame.active:
-        print(f"endgame_expert: error: {args.checkpoint} already has a fitted end-game expert",
-              file=sys.stderr)
+    fitted = old.endgame is not None and old.endgame.active
+    if fitted and not args.refit:
+        print(f"endgame_expert: error: {args.checkpoint} already has a fitted end-game expert "
+              f"(--refit goes on from it)", file=sys.stderr)
+        return 2
+    if args.refit and not fitted:
+        print(f"endgame_expert: error: --refit needs a fitted end-game expert, and "
+              f"{args.checkpoint} has none", file=sys.stderr)
+        return 2
+    if args.refit and (cfg.network.endgame_talon or 0) < old.endgame.talon:
+        print(f"endgame_expert: error: --refit with network.endgame_talon="
+              f"{cfg.network.endgame_talon} would stop the expert playing the talons up to "
+              f"{old.endgame.talon} it was fitted for", file=sys.stderr)
         return 2
     want = dict(data["network"], endgame_talon=cfg.network.endgame_talon)
     if {k: v for k, v in want.items() if k != "endgame_talon"} != {
@@ -302,16 +340,21 @@ def main(argv=None) -> int:
     torch.set_num_threads(cfg.torch_threads)
     net = PPONet(cfg.rules, NetworkConfig(**want))
     missing, unexpected = net.load_state_dict(old.state_dict(), strict=False)
-    if unexpected or any(not k.startswith("endgame.") for k in missing):
+    if unexpected or any(not k.startswith("endgame.") for k in missing) or (
+            args.refit and missing):
         raise RuntimeError(f"weights do not fit: missing {missing}, unexpected {unexpected}")
 
     def log(epoch, loss, blunders):
         print(f"epoch {epoch + 1}: loss {loss:.4f}, held-out blunders {blunders:.2%}", flush=True)
 
     rep = run_stage(net, cfg.endgame, cfg.search, cfg.seed, cfg.env.num_threads,
-                    progress=not args.no_progress, log=log, save_data=args.save_data)
+                    progress=not args.no_progress, log=log, save_data=args.save_data,
+                    start=not args.refit)
     rep["command"] = "python -m agents.endgame_expert " + " ".join(
         sys.argv[1:] if argv is None else list(argv))
+    if args.refit:  # the earlier fits stay on the record, oldest first
+        rep["previous"] = [*data["endgame"].pop("previous", []), data["endgame"]] \
+            if data.get("endgame") else []
     extra = {k: v for k, v in data.items() if k not in (
         "format", "model", "optimizer", "network", "rules", "layout_version", "obs_size",
         "num_actions", "config")}

@@ -262,14 +262,20 @@ def _card_facts(name: str, data: dict) -> list[str]:
         f"not) |",
     ]
     if eg:
-        ecfg, last = cfg.get("endgame", {}), eg["rounds"][-1]
+        ecfg, fits = cfg.get("endgame", {}), [*eg.get("previous", []), eg]
+        talon = net.get("endgame_talon")
+        labels = ("solved positions" if talon <= 1 else "positions labelled by the solver "
+                  "(talon 0-1) and the sampled search (talon 2-" f"{talon})")
+        rounds = sum(len(f["rounds"]) for f in fits)
         rows.append(
             f"| end-game expert | a second trunk and head of the same shape for positions with "
-            f"at most {net.get('endgame_talon')} talon card(s), fitted to "
-            f"{last['positions']:,} solved positions ({len(eg['rounds'])} round(s) of "
-            f"{ecfg.get('games', 0):,} games against {ecfg.get('opponent')}); held-out "
-            f"blunders {100 * eg['blunders_before']:.2f}% before, "
-            f"{100 * eg['blunders_after']:.2f}% after; {eg['seconds'] / 60:.0f} minutes |")
+            f"at most {talon} talon card(s), fitted to "
+            f"{sum(f['rounds'][-1]['positions'] for f in fits):,} {labels} ({rounds} round(s) "
+            f"of {ecfg.get('games', 0):,} games against {ecfg.get('opponent')}"
+            + (f", in {len(fits)} fits" if len(fits) > 1 else "") + "); held-out "
+            f"blunders {100 * fits[0]['blunders_before']:.2f}% before, "
+            f"{100 * eg['blunders_after']:.2f}% after; "
+            f"{sum(f['seconds'] for f in fits) / 60:.0f} minutes |")
     ecfg = cfg.get("endgame", {})
     if eg and ecfg.get("finetune_timesteps"):
         rows.append(
@@ -484,10 +490,11 @@ def endgame_section() -> str:
     the report stored in the checkpoint (``endgame``)."""
     import torch
 
-    rows = ["| checkpoint | round | games | solved positions (all rounds) | with a worse move "
-            "| held-out positions | held-out blunders before | after | minutes |",
-            "|---|---|---|---|---|---|---|---|---|"]
-    commands = []
+    rows = ["| checkpoint | round | talon | games | labelled positions (all rounds of the fit) "
+            "| with a worse move | held-out positions | held-out blunders before | after "
+            "| minutes |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
+    commands, notes = [], []
     for name in CHECKPOINTS:
         path = ROOT / "checkpoints" / f"{name}.pt"
         if not path.is_file():
@@ -495,16 +502,24 @@ def endgame_section() -> str:
         rep = torch.load(path, map_location="cpu", weights_only=False).get("endgame")
         if not rep:
             continue
-        commands.append(f"`{name}`: `{rep['command']}`")
-        for i, r in enumerate(rep["rounds"], 1):
+        fits = [*rep.get("previous", []), rep]
+        commands += [f"`{name}`: `{f['command']}`" for f in fits]
+        for i, r in enumerate((r for f in fits for r in f["rounds"]), 1):
             minutes = (r["play_seconds"] + r["solve_seconds"] + r["fit_seconds"]) / 60
-            rows.append(f"| `{name}` | {i} | {_num(r['games'])} | {_num(r['positions'])} | "
+            talon = f"0-{r['talon']}" if "talon" in r else "0-1"
+            rows.append(f"| `{name}` | {i} | {talon} | {_num(r['games'])} | "
+                        f"{_num(r['positions'])} | "
                         f"{100 * r['informative']:.0f}% | {_num(r['held_out'])} | "
                         f"{100 * r['blunders_before']:.2f}% | {100 * r['blunders_after']:.2f}% | "
                         f"{minutes:.0f} |")
+            if r.get("by_talon"):
+                by = ", ".join(f"talon {t}: {100 * b:.2f}% -> {100 * a:.2f}%"
+                               for t, (b, a) in r["by_talon"].items())
+                notes.append(f"`{name}` round {i}, held-out blunders by talon size: {by}")
     if not commands:
         return "No shipped checkpoint has an end-game expert yet."
     return "\n".join(["\n".join(f"- {c}" for c in commands) + "\n", *rows, "",
+                      *(f"- {n}" for n in notes), *([""] if notes else []),
                       "Held-out blunders: the greedy move is not among the best, on the "
                       "positions of the held-out games of every round so far (both seats); "
                       "*before* is the expert at the start of the round (in round 1 a copy of "

@@ -206,6 +206,51 @@ def test_the_cli_adds_an_expert_to_a_checkpoint_without_one(tmp_path):
         assert torch.equal(net.state_dict()[k], v)
 
 
+def test_refit_goes_on_from_the_fitted_expert_and_can_take_over_larger_talons(tmp_path):
+    rules = Rules()
+    torch.manual_seed(7)
+    net = PPONet(rules, NetworkConfig(hidden=[32], endgame_talon=1))
+    net.endgame.start()
+    with torch.no_grad():  # an expert unlike the main head, so that a restart would show
+        for p in net.endgame.parameters():
+            p.add_(0.5 * torch.randn_like(p))
+    first = {"command": "first fit", "rounds": [], "seconds": 1.0}
+    save_checkpoint(tmp_path / "eg.pt", net, extra={"endgame": first})
+    save_checkpoint(tmp_path / "plain.pt", PPONet(rules, NetworkConfig(hidden=[32])))
+    options = ["--config", "configs/tiny.yaml", "--out", str(tmp_path / "eg2.pt"),
+               "--no-progress", "endgame.games=40", "endgame.epochs=1", "endgame.workers=1",
+               "endgame.lr=1e-9"]
+
+    def run(checkpoint, *args):
+        return subprocess.run([sys.executable, "-m", "agents.endgame_expert", checkpoint,
+                               *options, *args], cwd=ROOT, capture_output=True, text=True,
+                              timeout=300)
+
+    for args, message in [((str(tmp_path / "eg.pt"), "network.endgame_talon=2"),
+                           "already has a fitted end-game expert (--refit"),
+                          ((str(tmp_path / "plain.pt"), "network.endgame_talon=2", "--refit"),
+                           "--refit needs a fitted end-game expert"),
+                          ((str(tmp_path / "eg.pt"), "network.endgame_talon=0", "--refit"),
+                           "would stop the expert playing")]:
+        out = run(*args)
+        assert out.returncode == 2 and message in out.stderr, out.stderr
+    out = run(str(tmp_path / "eg.pt"), "network.endgame_talon=2", "--refit")
+    assert out.returncode == 0, out.stderr
+    new, data = load_checkpoint(tmp_path / "eg2.pt")
+    assert new.endgame.active and new.endgame.talon == 2
+    assert data["endgame"]["previous"] == [first]
+    (r,) = data["endgame"]["rounds"]
+    assert r["talon"] == 2 and set(r["by_talon"]) <= {"0", "1", "2"}
+    # with a learning rate of 1e-9 the weights barely move: it went on from the fitted
+    # expert, not from a fresh copy of the main head
+    for k, v in net.state_dict().items():
+        assert torch.allclose(new.state_dict()[k], v, atol=1e-5), k
+    obs, ids, counts = _positions(rules, games=16, steps=300)
+    talon = np.array([fast_decode(o, rules).talon_size for o in obs])
+    assert (talon == 2).any()
+    assert (new.endgame.plays(obs) == (talon <= 2)).all()
+
+
 def test_anneal_lr_decays_the_step_size_linearly_to_zero(monkeypatch):
     rules = Rules()
     torch.manual_seed(6)
