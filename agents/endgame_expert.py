@@ -210,16 +210,10 @@ def fit(net: PPONet, data: dict, rows: np.ndarray, held: np.ndarray, cfg: Endgam
     return curve
 
 
-def talon_sizes(net: PPONet, obs: np.ndarray) -> np.ndarray:
-    """Int ``[N]``: the talon size of each observation."""
-    e = net.endgame
-    return np.rint(obs[:, e._talon_index] * e._talon_scale).astype(np.int64)
-
-
 def blunders_by_talon(net: PPONet, data: dict, rows: np.ndarray) -> dict[str, float]:
     """``blunder_rate`` of ``rows`` for each talon size the expert plays (keys are strings,
     as in the JSON report)."""
-    talon = talon_sizes(net, data["obs"][rows])
+    talon = np.rint(net.endgame.talon_sizes(data["obs"][rows])).astype(np.int64)
     return {str(t): blunder_rate(net, data, rows[talon == t]) for t in np.unique(talon)}
 
 
@@ -326,7 +320,7 @@ def main(argv=None) -> int:
         print(f"endgame_expert: error: --refit needs a fitted end-game expert, and "
               f"{args.checkpoint} has none", file=sys.stderr)
         return 2
-    if args.refit and (cfg.network.endgame_talon or 0) < old.endgame.talon:
+    if args.refit and cfg.network.endgame_talon < old.endgame.talon:
         print(f"endgame_expert: error: --refit with network.endgame_talon="
               f"{cfg.network.endgame_talon} would stop the expert playing the talons up to "
               f"{old.endgame.talon} it was fitted for", file=sys.stderr)

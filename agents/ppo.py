@@ -310,10 +310,15 @@ class EndgameExpert(nn.Module):
                 self.pair_bias.copy_(net.pair_bias)
         self._active.fill_(True)
 
+    def talon_sizes(self, x: torch.Tensor | np.ndarray) -> torch.Tensor | np.ndarray:
+        """``[B]``: the talon size of each row of observations ``x`` (as read from the
+        observation, a float within rounding of the integer)."""
+        return x[:, self._talon_index] * self._talon_scale
+
     def plays(self, x: torch.Tensor | np.ndarray) -> torch.Tensor | np.ndarray:
         """Bool ``[B]``: the rows of observations ``x`` (a tensor or an array) that the
         expert plays: at most ``talon`` cards in the talon."""
-        return x[:, self._talon_index] * self._talon_scale < self.talon + 0.5
+        return self.talon_sizes(x) < self.talon + 0.5
 
     def logits(self, x: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
         return self._net[0].legal_logits(self.trunk(x), ids, valid, self.actor, self.pair_bias)

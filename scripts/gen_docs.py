@@ -262,10 +262,10 @@ def _card_facts(name: str, data: dict) -> list[str]:
         f"not) |",
     ]
     if eg:
-        ecfg, fits = cfg.get("endgame", {}), [*eg.get("previous", []), eg]
+        ecfg, fits = cfg.get("endgame", {}), _fits(eg)
         talon = net.get("endgame_talon")
         labels = ("solved positions" if talon <= 1 else "positions labelled by the solver "
-                  "(talon 0-1) and the sampled search (talon 2-" f"{talon})")
+                  f"(talon 0-1) and the sampled search (talon 2-{talon})")
         rounds = sum(len(f["rounds"]) for f in fits)
         rows.append(
             f"| end-game expert | a second trunk and head of the same shape for positions with "
@@ -485,6 +485,12 @@ def audit_section() -> str:
     return "\n".join([*cmds, *head, *rows])
 
 
+def _fits(rep: dict) -> list[dict]:
+    """The end-game fits of a checkpoint's report, oldest first (``--refit`` keeps the
+    earlier ones as ``previous``)."""
+    return [*rep.get("previous", []), rep]
+
+
 def endgame_section() -> str:
     """docs/training.md's end-game stage of each shipped checkpoint that has one, from
     the report stored in the checkpoint (``endgame``)."""
@@ -502,7 +508,7 @@ def endgame_section() -> str:
         rep = torch.load(path, map_location="cpu", weights_only=False).get("endgame")
         if not rep:
             continue
-        fits = [*rep.get("previous", []), rep]
+        fits = _fits(rep)
         commands += [f"`{name}`: `{f['command']}`" for f in fits]
         for i, r in enumerate((r for f in fits for r in f["rounds"]), 1):
             minutes = (r["play_seconds"] + r["solve_seconds"] + r["fit_seconds"]) / 60
