@@ -32,6 +32,7 @@ RESULTS = ROOT / "docs" / "results"
 TITLES = {
     "2p_heuristics": "Two players: the heuristics",
     "2p_ppo": "Two players: the PPO policy alone",
+    "2p_ppo_solver": "Two players: the PPO policy with the exact end-game solver only",
     "2p_ppo_searches": "Two players: the PPO policy with the exact searches",
     "2p_ppo_ismcts": "Two players: the PPO policy with the exact searches against ismcts",
     "2p_ismcts": "Two players: ISMCTS against expert",
