@@ -26,7 +26,8 @@ that it also learns the positions its own play leads to (DAgger), and fits on al
 positions so far. ``--refit`` runs more rounds on a checkpoint whose expert is fitted
 already, starting from that expert; with a larger ``network.endgame_talon`` (up to
 ``search.pimc_talon``) it also takes over the positions with 2 or 3 talon cards, labelled
-by the sampled search (the best total over ``search.pimc_samples`` deals).
+by the sampled search (the best total over ``search.pimc_samples`` deals). ``--data``
+reads back the positions an earlier run wrote with ``--save-data`` and fits on them too.
 """
 
 from __future__ import annotations
@@ -139,6 +140,46 @@ def label(data: dict, rules: Rules, search: SearchConfig, workers: int, seed: in
     return out
 
 
+POSITION_KEYS = ("obs", "ids", "counts", "game", "good")
+
+
+def load_positions(path: str | Path, net: PPONet) -> dict:
+    """Labelled positions written by ``--save-data`` (an earlier run, for the same rules),
+    keeping those that ``net``'s expert plays.
+
+    Raises:
+        FileNotFoundError: no such file.
+        ValueError: not such a file, or positions of other rules or another observation
+            layout (width of the observation, action ids out of range).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    try:
+        with np.load(path) as f:
+            data = {k: f[k] for k in f.files}
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{path}: not a file of labelled positions ({e})") from None
+    missing = [k for k in POSITION_KEYS if k not in data]
+    if missing:
+        raise ValueError(f"{path}: not a file of labelled positions (no {', '.join(missing)}; "
+                         f"--save-data writes them)")
+    n, width = len(data["obs"]), observation_size(net.rules)
+    if data["obs"].ndim != 2 or data["obs"].shape[1] != width:
+        raise ValueError(f"{path}: observations of width {data['obs'].shape[1:]}, and these "
+                         f"rules and layout have {width}: positions of other rules or "
+                         f"another observation layout")
+    if (data["ids"].shape != data["good"].shape or len(data["ids"]) != n
+            or any(len(data[k]) != n for k in ("counts", "game"))):
+        raise ValueError(f"{path}: its arrays do not fit together")
+    legal = np.arange(data["ids"].shape[1])[None, :] < data["counts"][:, None]
+    if (data["ids"][legal] >= net.layout.n).any() or (data["good"] & ~legal).any() or not (
+            data["good"].any(1)).all():
+        raise ValueError(f"{path}: action ids or labels out of range for these rules")
+    keep = net.endgame.plays(data["obs"])
+    return {k: data[k][keep] for k in POSITION_KEYS}
+
+
 def merge(a: dict | None, b: dict) -> dict:
     """Positions of ``a`` and ``b`` in one set (legal lists padded to the wider)."""
     if a is None:
@@ -219,11 +260,14 @@ def blunders_by_talon(net: PPONet, data: dict, rows: np.ndarray) -> dict[str, fl
 
 def run_stage(net: PPONet, cfg: EndgameConfig, search: SearchConfig, seed: int,
               num_threads: int | None = None, progress: bool = True, log=None,
-              save_data: str | Path | None = None, start: bool = True) -> dict:
+              save_data: str | Path | None = None, start: bool = True,
+              prior: dict | None = None) -> dict:
     """Collect, label and fit ``cfg.rounds`` times; the expert is started (a copy of the
     main head) first, or with ``start=False`` goes on from its fitted weights. Returns the
     report (positions, blunder rates, overall and by talon size, seconds).
-    ``save_data``: also write the labelled positions so far there (``.npz``) each round."""
+    ``save_data``: also write the labelled positions so far there (``.npz``) each round.
+    ``prior``: labelled positions of earlier runs (``load_positions``), fitted on with
+    each round's and held out by their own games at the same rate."""
     from tqdm import tqdm
 
     if net.endgame is None:
@@ -235,7 +279,10 @@ def run_stage(net: PPONet, cfg: EndgameConfig, search: SearchConfig, seed: int,
     t0 = time.perf_counter()
     if start:
         net.endgame.start()
-    data, rounds = None, []
+    data, rounds, games_total = None, [], cfg.games * cfg.rounds
+    if prior is not None and len(prior["obs"]):  # their games follow this run's
+        data = dict(prior, game=prior["game"] - prior["game"].min() + games_total)
+        games_total = int(data["game"].max()) + 1
     for r in range(cfg.rounds):
         t1 = time.perf_counter()
         with tqdm(total=cfg.games, unit="game", disable=not progress,
@@ -251,7 +298,7 @@ def run_stage(net: PPONet, cfg: EndgameConfig, search: SearchConfig, seed: int,
         if save_data is not None:
             np.savez_compressed(save_data, **data)
         games = np.unique(data["game"])
-        split = np.random.default_rng(seed).random(cfg.games * cfg.rounds) < cfg.holdout
+        split = np.random.default_rng(seed).random(games_total) < cfg.holdout
         is_held = split[data["game"]]
         held, train = np.flatnonzero(is_held), np.flatnonzero(~is_held)
         informative = data["good"].sum(1) < data["counts"]
@@ -269,6 +316,7 @@ def run_stage(net: PPONet, cfg: EndgameConfig, search: SearchConfig, seed: int,
                        "play_seconds": t2 - t1, "solve_seconds": t3 - t2,
                        "fit_seconds": time.perf_counter() - t3})
     return {"rounds": rounds, "seconds": time.perf_counter() - t0,
+            "prior_positions": 0 if prior is None else int(len(prior["obs"])),
             "blunders_before": rounds[0]["blunders_before"],
             "blunders_after": rounds[-1]["blunders_after"]}
 
@@ -278,6 +326,13 @@ def write_report(path: Path, rep: dict) -> None:
 
 
 # ---------------------------------------------------------------- on a finished checkpoint
+
+
+def _renumbered(data: dict, after: dict | None) -> dict:
+    """``data`` with its game ids moved past those of ``after`` (files number from 0)."""
+    if after is None or not len(after["game"]) or not len(data["game"]):
+        return data
+    return dict(data, game=data["game"] - data["game"].min() + int(after["game"].max()) + 1)
 
 
 def main(argv=None) -> int:
@@ -298,6 +353,10 @@ def main(argv=None) -> int:
     ap.add_argument("overrides", nargs="*", metavar="key=value")
     ap.add_argument("--save-data", metavar="NPZ",
                     help="also write the labelled positions (obs, ids, counts, good, game)")
+    ap.add_argument("--data", action="append", default=[], metavar="NPZ",
+                    help="labelled positions of an earlier run (its --save-data) to fit on "
+                         "as well; those of talons the expert does not play are left out "
+                         "(repeatable)")
     ap.add_argument("--refit", action="store_true",
                     help="go on from the checkpoint's fitted expert (more rounds; a larger "
                          "network.endgame_talon lets it play more of the game)")
@@ -341,9 +400,16 @@ def main(argv=None) -> int:
     def log(epoch, loss, blunders):
         print(f"epoch {epoch + 1}: loss {loss:.4f}, held-out blunders {blunders:.2%}", flush=True)
 
+    prior = None
+    try:
+        for path in args.data:
+            prior = merge(prior, _renumbered(load_positions(path, net), prior))
+    except (FileNotFoundError, ValueError) as e:
+        print(f"endgame_expert: error: {e}", file=sys.stderr)
+        return 2
     rep = run_stage(net, cfg.endgame, cfg.search, cfg.seed, cfg.env.num_threads,
                     progress=not args.no_progress, log=log, save_data=args.save_data,
-                    start=not args.refit)
+                    start=not args.refit, prior=prior)
     rep["command"] = "python -m agents.endgame_expert " + " ".join(
         sys.argv[1:] if argv is None else list(argv))
     if args.refit:  # the earlier fits stay on the record, oldest first

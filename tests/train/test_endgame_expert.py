@@ -251,6 +251,60 @@ def test_refit_goes_on_from_the_fitted_expert_and_can_take_over_larger_talons(tm
     assert (new.endgame.plays(obs) == (talon <= 2)).all()
 
 
+def test_positions_of_an_earlier_run_are_fitted_on_again_and_bad_files_refused(tmp_path):
+    """``--data`` reads back what ``--save-data`` wrote: the positions the expert plays
+    join each round's (their games held out apart from this run's), other talons are
+    left out, and files of other rules or no positions at all are refused up front."""
+    from agents.endgame_expert import load_positions
+
+    rules = Rules()
+    torch.manual_seed(8)
+    net = PPONet(rules, NetworkConfig(hidden=[32], endgame_talon=1))
+    net.endgame.start()
+    save_checkpoint(tmp_path / "eg.pt", net, extra={"endgame": {"rounds": []}})
+    obs, ids, counts = _positions(rules, games=24, steps=300)
+    talon = np.array([fast_decode(o, rules).talon_size for o in obs])
+    rows = np.flatnonzero((talon <= 2) & (counts > 1))
+    labelled = label({"obs": obs[rows], "ids": ids[rows], "counts": counts[rows],
+                      "game": rows % 24}, rules, SearchConfig(endgame_nodes=20000, pimc_talon=2),
+                     workers=1)
+    kept_talon = np.array([fast_decode(o, rules).talon_size for o in labelled["obs"]])
+    assert (kept_talon == 2).any() and (kept_talon <= 1).any()
+    np.savez(tmp_path / "earlier.npz", **labelled)
+    expected = int((kept_talon <= 1).sum())  # the expert below plays talons 0 and 1
+    assert len(load_positions(tmp_path / "earlier.npz", net)["obs"]) == expected
+    np.savez(tmp_path / "wide.npz", **dict(labelled, obs=np.zeros((len(labelled["obs"]), 7),
+                                                                np.float32)))
+    np.savez(tmp_path / "other.npz", x=np.zeros(3))
+    base = [sys.executable, "-m", "agents.endgame_expert", str(tmp_path / "eg.pt"), "--config",
+            "configs/tiny.yaml", "--out", str(tmp_path / "eg2.pt"), "--no-progress", "--refit",
+            "network.endgame_talon=1", "endgame.games=20", "endgame.epochs=1",
+            "endgame.workers=1"]
+    for path, message in [("wide.npz", "other rules"),
+                          ("other.npz", "not a file of labelled positions")]:
+        with pytest.raises(ValueError, match=message):
+            load_positions(tmp_path / path, net)
+    out = subprocess.run([*base, "--data", str(tmp_path / "missing.npz")], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 2 and "no such file" in out.stderr, out.stderr
+    assert not (tmp_path / "eg2.pt").exists()
+    out = subprocess.run([*base, "--data", str(tmp_path / "earlier.npz"),
+                          "--save-data", str(tmp_path / "all.npz")], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    _, data = load_checkpoint(tmp_path / "eg2.pt")
+    rep = data["endgame"]
+    (r,) = rep["rounds"]
+    assert rep["prior_positions"] == expected
+    assert r["positions"] == expected + r["new_positions"]
+    saved = np.load(tmp_path / "all.npz")
+    assert len(saved["obs"]) == r["positions"]
+    # the earlier games keep their own ids, after this run's 20 games
+    assert len(np.unique(saved["game"][:expected])) == len(np.unique(labelled["game"][
+        kept_talon <= 1]))
+    assert saved["game"][:expected].min() == 20
+
+
 def test_anneal_lr_decays_the_step_size_linearly_to_zero(monkeypatch):
     rules = Rules()
     torch.manual_seed(6)
