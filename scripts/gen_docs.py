@@ -268,10 +268,13 @@ def _card_facts(name: str, data: dict) -> list[str]:
         labels = ("solved positions" if talon <= 1 else "positions labelled by the solver "
                   f"(talon 0-1) and the sampled search (talon 2-{talon})")
         rounds = sum(len(f["rounds"]) for f in fits)
+        prior = sum(f.get("prior_positions", 0) for f in fits)
         rows.append(
             f"| end-game expert | a second trunk and head of the same shape for positions with "
             f"at most {talon} talon card(s), fitted to "
-            f"{sum(f['rounds'][-1]['positions'] for f in fits):,} {labels} ({rounds} round(s) "
+            f"{sum(f['rounds'][-1]['positions'] for f in fits) - prior:,} {labels}"
+            + (f" and {prior:,} more read back from other runs (`--data`)" if prior else "")
+            + f" ({rounds} round(s) "
             f"of {ecfg.get('games', 0):,} games against {ecfg.get('opponent')}"
             + (f", in {len(fits)} fits" if len(fits) > 1 else "") + "); held-out "
             f"blunders {100 * fits[0]['blunders_before']:.2f}% before, "
@@ -511,6 +514,9 @@ def endgame_section() -> str:
             continue
         fits = _fits(rep)
         commands += [f"`{name}`: `{f['command']}`" for f in fits]
+        notes += [f"`{name}` fit {k}: its positions include {f['prior_positions']:,} solved in "
+                  f"other runs and read back with `--data`"
+                  for k, f in enumerate(fits, 1) if f.get("prior_positions")]
         for i, r in enumerate((r for f in fits for r in f["rounds"]), 1):
             minutes = (r["play_seconds"] + r["solve_seconds"] + r["fit_seconds"]) / 60
             talon = f"0-{r['talon']}" if "talon" in r else "0-1"
