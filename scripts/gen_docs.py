@@ -274,8 +274,9 @@ def _card_facts(name: str, data: dict) -> list[str]:
             f"at most {talon} talon card(s), fitted to "
             f"{sum(f['rounds'][-1]['positions'] for f in fits) - prior:,} {labels}"
             + (f" and {prior:,} more read back from other runs (`--data`)" if prior else "")
-            + f" ({rounds} round(s) "
-            f"of {ecfg.get('games', 0):,} games against {ecfg.get('opponent')}"
+            + f" ({rounds} round(s), "
+            f"{sum(r['games'] for f in fits for r in f['rounds']):,} games against "
+            f"{ecfg.get('opponent')}"
             + (f", in {len(fits)} fits" if len(fits) > 1 else "") + "); held-out "
             f"blunders {100 * fits[0]['blunders_before']:.2f}% before, "
             f"{100 * eg['blunders_after']:.2f}% after; "
