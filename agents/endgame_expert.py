@@ -180,6 +180,14 @@ def load_positions(path: str | Path, net: PPONet) -> dict:
     return {k: data[k][keep] for k in POSITION_KEYS}
 
 
+def renumbered(data: dict, start: int) -> dict:
+    """``data`` with its game ids moved to begin at ``start`` (each run numbers from 0,
+    and the held-out split goes by game)."""
+    if not len(data["game"]):
+        return data
+    return dict(data, game=data["game"] - data["game"].min() + start)
+
+
 def merge(a: dict | None, b: dict) -> dict:
     """Positions of ``a`` and ``b`` in one set (legal lists padded to the wider)."""
     if a is None:
@@ -281,7 +289,7 @@ def run_stage(net: PPONet, cfg: EndgameConfig, search: SearchConfig, seed: int,
         net.endgame.start()
     data, rounds, games_total = None, [], cfg.games * cfg.rounds
     if prior is not None and len(prior["obs"]):  # their games follow this run's
-        data = dict(prior, game=prior["game"] - prior["game"].min() + games_total)
+        data = renumbered(prior, games_total)
         games_total = int(data["game"].max()) + 1
     for r in range(cfg.rounds):
         t1 = time.perf_counter()
@@ -326,13 +334,6 @@ def write_report(path: Path, rep: dict) -> None:
 
 
 # ---------------------------------------------------------------- on a finished checkpoint
-
-
-def _renumbered(data: dict, after: dict | None) -> dict:
-    """``data`` with its game ids moved past those of ``after`` (files number from 0)."""
-    if after is None or not len(after["game"]) or not len(data["game"]):
-        return data
-    return dict(data, game=data["game"] - data["game"].min() + int(after["game"].max()) + 1)
 
 
 def main(argv=None) -> int:
@@ -403,7 +404,8 @@ def main(argv=None) -> int:
     prior = None
     try:
         for path in args.data:
-            prior = merge(prior, _renumbered(load_positions(path, net), prior))
+            start = int(prior["game"].max()) + 1 if prior is not None and len(prior["game"]) else 0
+            prior = merge(prior, renumbered(load_positions(path, net), start))
     except (FileNotFoundError, ValueError) as e:
         print(f"endgame_expert: error: {e}", file=sys.stderr)
         return 2

@@ -288,20 +288,23 @@ def test_positions_of_an_earlier_run_are_fitted_on_again_and_bad_files_refused(t
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 2 and "no such file" in out.stderr, out.stderr
     assert not (tmp_path / "eg2.pt").exists()
-    out = subprocess.run([*base, "--data", str(tmp_path / "earlier.npz"),
+    out = subprocess.run([*base, "--data", str(tmp_path / "earlier.npz"),  # twice: two runs
+                          "--data", str(tmp_path / "earlier.npz"),
                           "--save-data", str(tmp_path / "all.npz")], cwd=ROOT,
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     _, data = load_checkpoint(tmp_path / "eg2.pt")
     rep = data["endgame"]
     (r,) = rep["rounds"]
-    assert rep["prior_positions"] == expected
-    assert r["positions"] == expected + r["new_positions"]
+    assert rep["prior_positions"] == 2 * expected
+    assert r["positions"] == 2 * expected + r["new_positions"]
     saved = np.load(tmp_path / "all.npz")
     assert len(saved["obs"]) == r["positions"]
-    # the earlier games keep their own ids, after this run's 20 games
-    assert len(np.unique(saved["game"][:expected])) == len(np.unique(labelled["game"][
-        kept_talon <= 1]))
+    # the earlier games keep their own ids, after this run's 20 games, and the two files'
+    # games stay apart
+    earlier_games = len(np.unique(labelled["game"][kept_talon <= 1]))
+    assert len(np.unique(saved["game"][:expected])) == earlier_games
+    assert len(np.unique(saved["game"][:2 * expected])) == 2 * earlier_games
     assert saved["game"][:expected].min() == 20
 
 
