@@ -238,6 +238,7 @@ def test_evaluation_stops_games_at_the_decision_cap(monkeypatch):
     from agents.ppo import NetworkConfig, PPONet
 
     rules = Rules(num_players=3)
+    torch.manual_seed(0)  # an unseeded network can itself cycle past the cap now and then
     net = PPONet(rules, NetworkConfig(hidden=[16]))
     full = ppo_train.evaluate(net, rules, "expert_rules", games=12, seed=4)
     assert full["unfinished"] == 0 and full["wins"] + full["losses"] + full["draws"] == 12
