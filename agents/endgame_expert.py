@@ -176,8 +176,13 @@ def load_positions(path: str | Path, net: PPONet) -> dict:
     if (data["ids"][legal] >= net.layout.n).any() or (data["good"] & ~legal).any() or not (
             data["good"].any(1)).all():
         raise ValueError(f"{path}: action ids or labels out of range for these rules")
+    # which positions were held out, so that a later fit holds out the same ones; files
+    # written before the split was saved have none (-1: drawn anew by the fit that reads them)
+    held = data.get("held", np.full(n, -1, np.int8))
+    if held.shape != (n,) or not np.isin(held, (-1, 0, 1)).all():
+        raise ValueError(f"{path}: its held-out flags do not fit its positions")
     keep = net.endgame.plays(data["obs"])
-    return {k: data[k][keep] for k in POSITION_KEYS}
+    return {**{k: data[k][keep] for k in POSITION_KEYS}, "held": held[keep].astype(np.int8)}
 
 
 def renumbered(data: dict, start: int) -> dict:
@@ -275,7 +280,8 @@ def run_stage(net: PPONet, cfg: EndgameConfig, search: SearchConfig, seed: int,
     report (positions, blunder rates, overall and by talon size, seconds).
     ``save_data``: also write the labelled positions so far there (``.npz``) each round.
     ``prior``: labelled positions of earlier runs (``load_positions``), fitted on with
-    each round's and held out by their own games at the same rate."""
+    each round's; those the earlier fit held out stay held out, and those of files without
+    the split (``held`` -1) are held out by their own games at the same rate."""
     from tqdm import tqdm
 
     if net.endgame is None:
@@ -291,12 +297,19 @@ def run_stage(net: PPONet, cfg: EndgameConfig, search: SearchConfig, seed: int,
     if prior is not None and len(prior["obs"]):  # their games follow this run's
         data = renumbered(prior, games_total)
         games_total = int(data["game"].max()) + 1
+    split = np.random.default_rng(seed).random(games_total) < cfg.holdout
+    redrawn = 0
+    if data is not None:  # earlier positions stay held out (or not) as their fit had them
+        unknown = data["held"] < 0
+        redrawn = int(unknown.sum())
+        data["held"] = np.where(unknown, split[data["game"]], data["held"]).astype(np.int8)
     for r in range(cfg.rounds):
         t1 = time.perf_counter()
         with tqdm(total=cfg.games, unit="game", disable=not progress,
                   desc=f"end game {r + 1}/{cfg.rounds}: play") as bar:
             new = collect(net, net.rules, cfg, seed + 1000 * r, num_threads, bar)
         new["game"] += r * cfg.games
+        new["held"] = split[new["game"]].astype(np.int8)
         t2 = time.perf_counter()
         with tqdm(total=len(new["obs"]), unit="pos", disable=not progress,
                   desc=f"end game {r + 1}/{cfg.rounds}: solve") as bar:
@@ -306,9 +319,7 @@ def run_stage(net: PPONet, cfg: EndgameConfig, search: SearchConfig, seed: int,
         if save_data is not None:
             np.savez_compressed(save_data, **data)
         games = np.unique(data["game"])
-        split = np.random.default_rng(seed).random(games_total) < cfg.holdout
-        is_held = split[data["game"]]
-        held, train = np.flatnonzero(is_held), np.flatnonzero(~is_held)
+        held, train = np.flatnonzero(data["held"] == 1), np.flatnonzero(data["held"] == 0)
         informative = data["good"].sum(1) < data["counts"]
         before = blunder_rate(net, data, held)
         by_talon_before = blunders_by_talon(net, data, held)
@@ -325,6 +336,7 @@ def run_stage(net: PPONet, cfg: EndgameConfig, search: SearchConfig, seed: int,
                        "fit_seconds": time.perf_counter() - t3})
     return {"rounds": rounds, "seconds": time.perf_counter() - t0,
             "prior_positions": 0 if prior is None else int(len(prior["obs"])),
+            "prior_split_redrawn": redrawn,
             "blunders_before": rounds[0]["blunders_before"],
             "blunders_after": rounds[-1]["blunders_after"]}
 

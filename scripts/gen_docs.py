@@ -516,8 +516,12 @@ def endgame_section() -> str:
         fits = _fits(rep)
         commands += [f"`{name}`: `{f['command']}`" for f in fits]
         notes += [f"`{name}` fit {k}: its positions include {f['prior_positions']:,} solved in "
-                  f"other runs and read back with `--data`"
-                  for k, f in enumerate(fits, 1) if f.get("prior_positions")]
+                  f"other runs and read back with `--data`" + (
+                      f"; {redrawn:,} of them came from a file without its held-out split, "
+                      f"which was drawn anew, so its held-out blunders include positions "
+                      f"an earlier fit was trained on" if redrawn else "")
+                  for k, f in enumerate(fits, 1) if f.get("prior_positions")
+                  for redrawn in [f.get("prior_split_redrawn", f["prior_positions"])]]
         for i, r in enumerate((r for f in fits for r in f["rounds"]), 1):
             minutes = (r["play_seconds"] + r["solve_seconds"] + r["fit_seconds"]) / 60
             talon = f"0-{r['talon']}" if "talon" in r else "0-1"

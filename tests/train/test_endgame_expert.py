@@ -306,6 +306,25 @@ def test_positions_of_an_earlier_run_are_fitted_on_again_and_bad_files_refused(t
     assert len(np.unique(saved["game"][:expected])) == earlier_games
     assert len(np.unique(saved["game"][:2 * expected])) == 2 * earlier_games
     assert saved["game"][:expected].min() == 20
+    # the earlier file had no held-out split: it was drawn anew; the file written now keeps
+    # it, and a fit that reads that file holds out the same positions
+    assert rep["prior_split_redrawn"] == 2 * expected
+    assert set(np.unique(saved["held"])) <= {0, 1}
+    from agents.endgame_expert import run_stage
+
+    cfg = load_config(ROOT / "configs/tiny.yaml", [
+        "network.endgame_talon=1", "endgame.games=8", "endgame.epochs=1", "endgame.workers=1",
+        "endgame.holdout=0.5"])
+    again = load_positions(tmp_path / "all.npz", net)
+    rep2 = run_stage(net, cfg.endgame, SEARCH, seed=99, progress=False, start=False,
+                     prior=again, save_data=tmp_path / "again.npz")
+    assert rep2["prior_split_redrawn"] == 0
+    resaved = np.load(tmp_path / "again.npz")
+    assert (resaved["held"][: len(saved["held"])] == saved["held"]).all()
+    assert rep2["rounds"][0]["held_out"] == int(resaved["held"].sum())
+    np.savez(tmp_path / "bad_held.npz", **dict(labelled, held=np.full(len(labelled["obs"]), 3)))
+    with pytest.raises(ValueError, match="held-out flags"):
+        load_positions(tmp_path / "bad_held.npz", net)
 
 
 def test_anneal_lr_decays_the_step_size_linearly_to_zero(monkeypatch):
