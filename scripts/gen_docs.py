@@ -273,13 +273,18 @@ def _card_facts(name: str, data: dict) -> list[str]:
             f"| end-game expert | a second trunk and head of the same shape for positions with "
             f"at most {talon} talon card(s), fitted to "
             f"{sum(f['rounds'][-1]['positions'] for f in fits) - prior:,} {labels}"
-            + (f" and {prior:,} more read back from other runs (`--data`)" if prior else "")
+            + (f" and {prior:,} read back with `--data` (solved by another run, or by an "
+               f"earlier fit of this checkpoint)" if prior else "")
             + f" ({rounds} round(s), "
             f"{sum(r['games'] for f in fits for r in f['rounds']):,} games against "
             f"{ecfg.get('opponent')}"
             + (f", in {len(fits)} fits" if len(fits) > 1 else "") + "); held-out "
             f"blunders {100 * fits[0]['blunders_before']:.2f}% before, "
-            f"{100 * eg['blunders_after']:.2f}% after; "
+            f"{100 * eg['blunders_after']:.2f}% after"
+            + (" (the last fit drew anew which positions read back with `--data` it held out, "
+               "so they may include some an earlier fit trained on: "
+               "[training](../docs/training.md))"
+               if eg.get("prior_split_redrawn", eg.get("prior_positions", 0)) else "") + "; "
             f"{sum(f['seconds'] for f in fits) / 60:.0f} minutes |")
     ecfg = cfg.get("endgame", {})
     if eg and ecfg.get("finetune_timesteps"):
@@ -518,7 +523,7 @@ def endgame_section() -> str:
         notes += [f"`{name}` fit {k}: its positions include {f['prior_positions']:,} solved in "
                   f"other runs and read back with `--data`" + (
                       f"; {redrawn:,} of them came from a file without its held-out split, "
-                      f"which was drawn anew, so its held-out blunders include positions "
+                      f"which was drawn anew, so its held-out positions may include some "
                       f"an earlier fit was trained on" if redrawn else "")
                   for k, f in enumerate(fits, 1) if f.get("prior_positions")
                   for redrawn in [f.get("prior_split_redrawn", f["prior_positions"])]]
