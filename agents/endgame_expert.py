@@ -365,7 +365,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", required=True, help="where to write the checkpoint with the expert")
     ap.add_argument("overrides", nargs="*", metavar="key=value")
     ap.add_argument("--save-data", metavar="NPZ",
-                    help="also write the labelled positions (obs, ids, counts, good, game)")
+                    help="also write the labelled positions (obs, ids, counts, good, game, "
+                         "held)")
     ap.add_argument("--data", action="append", default=[], metavar="NPZ",
                     help="labelled positions of an earlier run (its --save-data) to fit on "
                          "as well; those of talons the expert does not play are left out "
