@@ -28,6 +28,8 @@ already, starting from that expert; with a larger ``network.endgame_talon`` (up 
 ``search.pimc_talon``) it also takes over the positions with 2 or 3 talon cards, labelled
 by the sampled search (the best total over ``search.pimc_samples`` deals). ``--data``
 reads back the positions an earlier run wrote with ``--save-data`` and fits on them too.
+``--replace`` fits a new expert in place of a fitted one, e.g. a wider one
+(``network.endgame_hidden``, which starts from fresh weights instead of a copy).
 """
 
 from __future__ import annotations
@@ -374,6 +376,9 @@ def main(argv=None) -> int:
     ap.add_argument("--refit", action="store_true",
                     help="go on from the checkpoint's fitted expert (more rounds; a larger "
                          "network.endgame_talon lets it play more of the game)")
+    ap.add_argument("--replace", action="store_true",
+                    help="fit a new expert in place of the checkpoint's fitted one (for "
+                         "instance of another shape, network.endgame_hidden)")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_intermixed_args(argv)
     try:
@@ -385,9 +390,18 @@ def main(argv=None) -> int:
         print(f"endgame_expert: error: {e}", file=sys.stderr)
         return 2
     fitted = old.endgame is not None and old.endgame.active
-    if fitted and not args.refit:
+    if args.refit and args.replace:
+        print("endgame_expert: error: --refit goes on from the fitted expert and --replace "
+              "fits a new one: give one of them", file=sys.stderr)
+        return 2
+    if fitted and not (args.refit or args.replace):
         print(f"endgame_expert: error: {args.checkpoint} already has a fitted end-game expert "
-              f"(--refit goes on from it)", file=sys.stderr)
+              f"(--refit goes on from it, --replace fits a new one)", file=sys.stderr)
+        return 2
+    if args.refit and cfg.network.endgame_hidden != old.cfg.endgame_hidden:
+        print(f"endgame_expert: error: --refit goes on from the fitted expert, of "
+              f"network.endgame_hidden={old.cfg.endgame_hidden}, and the config asks for "
+              f"{cfg.network.endgame_hidden} (--replace fits a new one)", file=sys.stderr)
         return 2
     if args.refit and not fitted:
         print(f"endgame_expert: error: --refit needs a fitted end-game expert, and "
@@ -398,15 +412,19 @@ def main(argv=None) -> int:
               f"{cfg.network.endgame_talon} would stop the expert playing the talons up to "
               f"{old.endgame.talon} it was fitted for", file=sys.stderr)
         return 2
-    want = dict(data["network"], endgame_talon=cfg.network.endgame_talon)
-    if {k: v for k, v in want.items() if k != "endgame_talon"} != {
-            k: v for k, v in vars(cfg.network).items() if k != "endgame_talon"}:
+    own = ("endgame_talon", "endgame_hidden")  # the expert's: the stage may change them
+    want = dict(data["network"], **{k: getattr(cfg.network, k) for k in own})
+    if {k: v for k, v in want.items() if k not in own} != {
+            k: v for k, v in vars(cfg.network).items() if k not in own}:
         print("endgame_expert: error: the config's network section differs from the "
-              "checkpoint's (other than endgame_talon)", file=sys.stderr)
+              "checkpoint's (other than endgame_talon and endgame_hidden)", file=sys.stderr)
         return 2
     torch.set_num_threads(cfg.torch_threads)
+    torch.manual_seed(cfg.seed)  # a fresh expert (endgame_hidden) starts from seeded weights
     net = PPONet(cfg.rules, NetworkConfig(**want))
-    missing, unexpected = net.load_state_dict(old.state_dict(), strict=False)
+    weights = {k: v for k, v in old.state_dict().items()
+               if not (args.replace and k.startswith("endgame."))}
+    missing, unexpected = net.load_state_dict(weights, strict=False)
     if unexpected or any(not k.startswith("endgame.") for k in missing) or (
             args.refit and missing):
         raise RuntimeError(f"weights do not fit: missing {missing}, unexpected {unexpected}")

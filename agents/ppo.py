@@ -62,6 +62,10 @@ class NetworkConfig:
     played by a second trunk and policy head of the same shape, which the ``endgame``
     stage starts as a copy of the main ones and fits to solved positions (until then the
     main head plays everywhere). None: one head for the whole game."""
+    endgame_hidden: list[int] | None = None
+    """Widths of the end-game expert's trunk. None: those of the main trunk, and the stage
+    starts the expert as a copy of the main trunk and head; other widths start it from
+    its own fresh weights (a wider expert fits solved positions better)."""
 
     def validate(self) -> None:
         if not self.hidden or any(not isinstance(h, int) or h < 1 for h in self.hidden):
@@ -83,6 +87,15 @@ class NetworkConfig:
                                                or self.endgame_talon < 0):
             raise ValueError(f"network.endgame_talon must be null or an int >= 0, "
                              f"got {self.endgame_talon!r}")
+        if self.endgame_hidden is not None and (
+                not isinstance(self.endgame_hidden, list) or not self.endgame_hidden
+                or any(isinstance(h, bool) or not isinstance(h, int) or h < 1
+                       for h in self.endgame_hidden)):
+            raise ValueError(f"network.endgame_hidden must be null or a non-empty list of "
+                             f"ints >= 1, got {self.endgame_hidden!r}")
+        if self.endgame_hidden is not None and self.endgame_talon is None:
+            raise ValueError("network.endgame_hidden shapes the end-game expert: set "
+                             "network.endgame_talon too")
 
 
 # ---------------------------------------------------------------- masks as legal lists
@@ -173,19 +186,22 @@ class PPONet(nn.Module):
         else:
             cwidth = width
         d = rules.deck_size
+        self.actor = self.new_actor(width)
         if cfg.head == "factored":
-            self.actor = layer_init(nn.Linear(width, 2 + 5 * d), std=0.01)
             self.pair_bias = nn.Parameter(torch.zeros(d * d))
             i1, i2, ip = _factored_tables(self.layout)
             self.register_buffer("i1", i1, persistent=False)
             self.register_buffer("i2", i2, persistent=False)
             self.register_buffer("ip", ip, persistent=False)
-        else:
-            self.actor = layer_init(nn.Linear(width, self.layout.n), std=0.01)
         self.critic = layer_init(nn.Linear(cwidth, 1), std=1.0)
         self.endgame = None
         if cfg.endgame_talon is not None:
             self.endgame = EndgameExpert(self, cfg.endgame_talon)
+
+    def new_actor(self, width: int) -> nn.Linear:
+        """A fresh policy head over a trunk of output ``width``."""
+        units = 2 + 5 * self.rules.deck_size if self.cfg.head == "factored" else self.layout.n
+        return layer_init(nn.Linear(width, units), std=0.01)
 
     def head_modules(self) -> dict[str, nn.Module | nn.Parameter]:
         """The main trunk and policy head, which the end-game expert copies."""
@@ -290,8 +306,15 @@ class EndgameExpert(nn.Module):
         self._net = [net]  # not a submodule: the main net owns this module
         self._talon_index = int(obs_offsets(net.rules)[O_TALON])
         self._talon_scale = float(net.rules.hand_size)
-        self.trunk = copy.deepcopy(net.trunk)
-        self.actor = copy.deepcopy(net.actor)
+        hidden = net.cfg.endgame_hidden
+        self.copies_main = hidden is None or hidden == net.cfg.hidden
+        if self.copies_main:
+            self.trunk = copy.deepcopy(net.trunk)
+            self.actor = copy.deepcopy(net.actor)
+        else:
+            act = nn.ReLU if net.cfg.activation == "relu" else nn.Tanh
+            self.trunk, width = _mlp(observation_size(net.rules), hidden, act)
+            self.actor = net.new_actor(width)
         self.pair_bias = (nn.Parameter(net.pair_bias.detach().clone())
                           if net.cfg.head == "factored" else None)
         self.register_buffer("_active", torch.zeros((), dtype=torch.bool))
@@ -301,10 +324,12 @@ class EndgameExpert(nn.Module):
         return bool(self._active)
 
     def start(self) -> None:
-        """Copy the main trunk and head into the expert and let it play."""
+        """Copy the main trunk and head into the expert (of another shape, keep its fresh
+        weights) and let it play."""
         net = self._net[0]
-        self.trunk.load_state_dict(net.trunk.state_dict())
-        self.actor.load_state_dict(net.actor.state_dict())
+        if self.copies_main:
+            self.trunk.load_state_dict(net.trunk.state_dict())
+            self.actor.load_state_dict(net.actor.state_dict())
         if self.pair_bias is not None:
             with torch.no_grad():
                 self.pair_bias.copy_(net.pair_bias)

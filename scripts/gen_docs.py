@@ -270,7 +270,10 @@ def _card_facts(name: str, data: dict) -> list[str]:
         rounds = sum(len(f["rounds"]) for f in fits)
         prior = sum(f.get("prior_positions", 0) for f in fits)
         rows.append(
-            f"| end-game expert | a second trunk and head of the same shape for positions with "
+            f"| end-game expert | a second trunk and head "
+            + (f"(MLP {'-'.join(map(str, own))}, from fresh weights)"
+               if (own := net.get("endgame_hidden")) not in (None, net["hidden"])
+               else "of the same shape") + " for positions with "
             f"at most {talon} talon card(s), fitted to "
             f"{sum(f['rounds'][-1]['positions'] for f in fits) - prior:,} {labels}"
             + (f" and {prior:,} read back with `--data` (solved by another run, or by an "

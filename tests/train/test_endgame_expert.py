@@ -251,6 +251,55 @@ def test_refit_goes_on_from_the_fitted_expert_and_can_take_over_larger_talons(tm
     assert (new.endgame.plays(obs) == (talon <= 2)).all()
 
 
+def test_an_expert_of_its_own_width_starts_fresh_and_replace_swaps_it_in(tmp_path):
+    """``network.endgame_hidden`` gives the expert a trunk of its own widths (fresh weights,
+    not a copy of the main head); ``--replace`` fits such an expert in place of a fitted
+    one, the main trunk and head untouched, and ``--refit`` refuses to change its shape."""
+    rules = Rules()
+    torch.manual_seed(9)
+    net = PPONet(rules, NetworkConfig(hidden=[32], endgame_talon=1, endgame_hidden=[48, 16]))
+    widths = [m.out_features for m in net.endgame.trunk if isinstance(m, torch.nn.Linear)]
+    assert widths == [48, 16] and net.endgame.actor.in_features == 16
+    obs, ids, counts = _positions(rules)
+    main = PPONet(rules, NetworkConfig(hidden=[32]))
+    main.load_state_dict({k: v for k, v in net.state_dict().items()
+                          if not k.startswith("endgame.")})
+    assert np.array_equal(_logits(net, obs, ids, counts), _logits(main, obs, ids, counts))
+    net.endgame.start()  # now it plays the end game with its own (fresh) weights
+    after, plain = _logits(net, obs, ids, counts), _logits(main, obs, ids, counts)
+    ends = net.endgame.plays(obs) & (counts > 1)
+    assert np.array_equal(after[~ends], plain[~ends]) and not np.allclose(after[ends],
+                                                                          plain[ends])
+    save_checkpoint(tmp_path / "wide.pt", net)
+    back, _ = load_checkpoint(tmp_path / "wide.pt")
+    assert np.array_equal(_logits(back, obs, ids, counts), after)
+
+    torch.manual_seed(10)
+    fitted = PPONet(rules, NetworkConfig(hidden=[32], endgame_talon=1))
+    fitted.endgame.start()
+    save_checkpoint(tmp_path / "eg.pt", fitted, extra={"endgame": {"rounds": []}})
+    base = [sys.executable, "-m", "agents.endgame_expert", str(tmp_path / "eg.pt"), "--config",
+            "configs/tiny.yaml", "--out", str(tmp_path / "eg2.pt"), "--no-progress",
+            "network.endgame_talon=1", "network.endgame_hidden=[24]", "endgame.games=20",
+            "endgame.epochs=1", "endgame.workers=1"]
+    for flags, message in [(["--refit"], "--replace fits a new one"),
+                           (["--refit", "--replace"], "give one of them"),
+                           ([], "already has a fitted end-game expert")]:
+        out = subprocess.run([*base, *flags], cwd=ROOT, capture_output=True, text=True,
+                             timeout=300)
+        assert out.returncode == 2 and message in out.stderr, out.stderr
+    out = subprocess.run([*base, "--replace"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    new, data = load_checkpoint(tmp_path / "eg2.pt")
+    assert new.cfg.endgame_hidden == [24] and new.endgame.active
+    assert new.endgame.trunk[0].out_features == 24
+    assert data["endgame"]["rounds"][0]["positions"] > 0
+    for k, v in fitted.state_dict().items():
+        if not k.startswith("endgame."):
+            assert torch.equal(new.state_dict()[k], v), k
+
+
 def test_positions_of_an_earlier_run_are_fitted_on_again_and_bad_files_refused(tmp_path):
     """``--data`` reads back what ``--save-data`` wrote: the positions the expert plays
     join each round's (their games held out apart from this run's), other talons are
