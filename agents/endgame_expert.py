@@ -443,6 +443,7 @@ def main(argv=None) -> int:
     rep = run_stage(net, cfg.endgame, cfg.search, cfg.seed, cfg.env.num_threads,
                     progress=not args.no_progress, log=log, save_data=args.save_data,
                     start=not args.refit, prior=prior)
+    rep["replaced"] = args.replace  # a fresh expert: no earlier fit trained it
     rep["command"] = "python -m agents.endgame_expert " + " ".join(
         sys.argv[1:] if argv is None else list(argv))
     if args.refit:  # the earlier fits stay on the record, oldest first

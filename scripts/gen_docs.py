@@ -270,7 +270,7 @@ def _card_facts(name: str, data: dict) -> list[str]:
         rounds = sum(len(f["rounds"]) for f in fits)
         prior = sum(f.get("prior_positions", 0) for f in fits)
         rows.append(
-            f"| end-game expert | a second trunk and head "
+            "| end-game expert | a second trunk and head "
             + (f"(MLP {'-'.join(map(str, own))}, from fresh weights)"
                if (own := net.get("endgame_hidden")) not in (None, net["hidden"])
                else "of the same shape") + " for positions with "
@@ -287,7 +287,8 @@ def _card_facts(name: str, data: dict) -> list[str]:
             + (" (the last fit drew anew which positions read back with `--data` it held out, "
                "so they may include some an earlier fit trained on: "
                "[training](../docs/training.md))"
-               if eg.get("prior_split_redrawn", eg.get("prior_positions", 0)) else "") + "; "
+               if not eg.get("replaced")
+               and eg.get("prior_split_redrawn", eg.get("prior_positions", 0)) else "") + "; "
             f"{sum(f['seconds'] for f in fits) / 60:.0f} minutes |")
     ecfg = cfg.get("endgame", {})
     if eg and ecfg.get("finetune_timesteps"):
@@ -529,7 +530,8 @@ def endgame_section() -> str:
                       f"which was drawn anew, so its held-out positions may include some "
                       f"an earlier fit was trained on" if redrawn else "")
                   for k, f in enumerate(fits, 1) if f.get("prior_positions")
-                  for redrawn in [f.get("prior_split_redrawn", f["prior_positions"])]]
+                  for redrawn in [0 if f.get("replaced") else
+                                  f.get("prior_split_redrawn", f["prior_positions"])]]
         for i, r in enumerate((r for f in fits for r in f["rounds"]), 1):
             minutes = (r["play_seconds"] + r["solve_seconds"] + r["fit_seconds"]) / 60
             talon = f"0-{r['talon']}" if "talon" in r else "0-1"
@@ -549,7 +551,8 @@ def endgame_section() -> str:
                       "Held-out blunders: the greedy move is not among the best, on the "
                       "positions of the held-out games of every round so far (both seats); "
                       "*before* is the expert at the start of the round (in round 1 a copy of "
-                      "the main head)."])
+                      "the main head, or fresh weights with a `network.endgame_hidden` of its "
+                      "own)."])
 
 
 def study_section() -> str:

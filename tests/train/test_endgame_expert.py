@@ -292,7 +292,7 @@ def test_an_expert_of_its_own_width_starts_fresh_and_replace_swaps_it_in(tmp_pat
                          timeout=300)
     assert out.returncode == 0, out.stderr
     new, data = load_checkpoint(tmp_path / "eg2.pt")
-    assert new.cfg.endgame_hidden == [24] and new.endgame.active
+    assert new.cfg.endgame_hidden == [24] and new.endgame.active and data["endgame"]["replaced"]
     assert new.endgame.trunk[0].out_features == 24
     assert data["endgame"]["rounds"][0]["positions"] > 0
     for k, v in fitted.state_dict().items():
