@@ -178,11 +178,11 @@ class PPONet(nn.Module):
         cfg.validate()
         self.rules, self.cfg = rules, cfg
         self.layout = ActionLayout.of(rules)
-        act = nn.ReLU if cfg.activation == "relu" else nn.Tanh
-        self.trunk, width = _mlp(observation_size(rules), cfg.hidden, act)
+        self.act = nn.ReLU if cfg.activation == "relu" else nn.Tanh  # the layers' class
+        self.trunk, width = _mlp(observation_size(rules), cfg.hidden, self.act)
         self.global_critic = cfg.critic == "global"
         if self.global_critic:
-            self.critic_trunk, cwidth = _mlp(state_size(rules), cfg.critic_hidden, act)
+            self.critic_trunk, cwidth = _mlp(state_size(rules), cfg.critic_hidden, self.act)
         else:
             cwidth = width
         d = rules.deck_size
@@ -312,8 +312,7 @@ class EndgameExpert(nn.Module):
             self.trunk = copy.deepcopy(net.trunk)
             self.actor = copy.deepcopy(net.actor)
         else:
-            act = nn.ReLU if net.cfg.activation == "relu" else nn.Tanh
-            self.trunk, width = _mlp(observation_size(net.rules), hidden, act)
+            self.trunk, width = _mlp(observation_size(net.rules), hidden, net.act)
             self.actor = net.new_actor(width)
         self.pair_bias = (nn.Parameter(net.pair_bias.detach().clone())
                           if net.cfg.head == "factored" else None)
