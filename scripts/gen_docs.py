@@ -230,6 +230,15 @@ def _uses(spec: str, name: str) -> bool:
     return spec == f"ppo:{path}" or spec.startswith(f"ppo:path={path}")
 
 
+def _redrawn(fit: dict) -> int:
+    """Positions read back with ``--data`` whose held-out split ``fit`` drew anew, so that
+    its held-out ones may have been trained on by an earlier fit (none for a fresh expert,
+    ``--replace``; reports from before the split was saved drew all of them anew)."""
+    if fit.get("replaced"):
+        return 0
+    return fit.get("prior_split_redrawn", fit.get("prior_positions", 0))
+
+
 def _card_facts(name: str, data: dict) -> list[str]:
     cfg, net = data.get("config", {}), data["network"]
     hours = data.get("elapsed", 0.0) / 60
@@ -287,8 +296,7 @@ def _card_facts(name: str, data: dict) -> list[str]:
             + (" (the last fit drew anew which positions read back with `--data` it held out, "
                "so they may include some an earlier fit trained on: "
                "[training](../docs/training.md))"
-               if not eg.get("replaced")
-               and eg.get("prior_split_redrawn", eg.get("prior_positions", 0)) else "") + "; "
+               if _redrawn(eg) else "") + "; "
             f"{sum(f['seconds'] for f in fits) / 60:.0f} minutes |")
     ecfg = cfg.get("endgame", {})
     if eg and ecfg.get("finetune_timesteps"):
@@ -530,8 +538,7 @@ def endgame_section() -> str:
                       f"which was drawn anew, so its held-out positions may include some "
                       f"an earlier fit was trained on" if redrawn else "")
                   for k, f in enumerate(fits, 1) if f.get("prior_positions")
-                  for redrawn in [0 if f.get("replaced") else
-                                  f.get("prior_split_redrawn", f["prior_positions"])]]
+                  for redrawn in [_redrawn(f)]]
         for i, r in enumerate((r for f in fits for r in f["rounds"]), 1):
             minutes = (r["play_seconds"] + r["solve_seconds"] + r["fit_seconds"]) / 60
             talon = f"0-{r['talon']}" if "talon" in r else "0-1"
