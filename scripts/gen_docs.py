@@ -277,14 +277,15 @@ def _card_facts(name: str, data: dict) -> list[str]:
         labels = ("solved positions" if talon <= 1 else "positions labelled by the solver "
                   f"(talon 0-1) and the sampled search (talon 2-{talon})")
         rounds = sum(len(f["rounds"]) for f in fits)
-        prior = sum(f.get("prior_positions", 0) for f in fits)
+        # the last fit's positions: earlier fits' ones come back in it only through --data
+        total, prior = fits[-1]["rounds"][-1]["positions"], fits[-1].get("prior_positions", 0)
         rows.append(
             "| end-game expert | a second trunk and head "
             + (f"(MLP {'-'.join(map(str, own))}, from fresh weights)"
                if (own := net.get("endgame_hidden")) not in (None, net["hidden"])
                else "of the same shape") + " for positions with "
             f"at most {talon} talon card(s), fitted to "
-            f"{sum(f['rounds'][-1]['positions'] for f in fits) - prior:,} {labels}"
+            f"{total - prior:,} {labels}"
             + (f" and {prior:,} read back with `--data` (solved by another run, or by an "
                f"earlier fit of this checkpoint)" if prior else "")
             + f" ({rounds} round(s), "
@@ -293,6 +294,8 @@ def _card_facts(name: str, data: dict) -> list[str]:
             + (f", in {len(fits)} fits" if len(fits) > 1 else "") + "); held-out "
             f"blunders {100 * fits[0]['blunders_before']:.2f}% before, "
             f"{100 * eg['blunders_after']:.2f}% after"
+            + (" (before the first fit and after the last, each on its own held-out "
+               "positions)" if len(fits) > 1 else "")
             + (" (the last fit drew anew which positions read back with `--data` it held out, "
                "so they may include some an earlier fit trained on: "
                "[training](../docs/training.md))"
