@@ -56,16 +56,18 @@ from .teacher import SearchConfig, SearchLabeler
 
 def collect(net: PPONet, rules: Rules, cfg: EndgameConfig, seed: int,
             num_threads: int | None = None, bar=None) -> dict:
-    """The decisions with a choice that the expert plays, of both seats, in ``cfg.games``
-    games of the sampled policy against ``cfg.opponent`` (``play_against``).
+    """The decisions with a choice that the expert plays (with at most
+    ``cfg.collect_talon`` talon cards, if set), of both seats, in ``cfg.games`` games of
+    the sampled policy against ``cfg.opponent`` (``play_against``).
 
     Returns a dict of ``obs`` float32[N, obs], ``ids`` int64[N, W] (legal lists),
     ``counts`` int64[N] and ``game`` int64[N].
     """
     out: dict[str, list] = {"obs": [], "ids": [], "counts": [], "game": []}
+    top = net.endgame.talon if cfg.collect_talon is None else cfg.collect_talon
 
     def keep(obs, ids, counts, rows, actions):
-        rows = rows[(counts[rows] > 1) & net.endgame.plays(obs[rows])]
+        rows = rows[(counts[rows] > 1) & (net.endgame.talon_sizes(obs[rows]) < top + 0.5)]
         out["obs"].append(obs[rows].copy())
         out["ids"].append([ids[g, : counts[g]].copy() for g in rows])
         out["counts"].append(counts[rows])

@@ -95,6 +95,10 @@ class EndgameConfig:
     """Collect-and-fit rounds; later rounds play with the expert fitted so far."""
     opponent: str = "expert_rules"
     """Who the policy plays while collecting (both seats' positions are kept)."""
+    collect_talon: int | None = None
+    """Keep new positions with at most this many talon cards only (None: every position
+    the expert plays). E.g. 1 adds solved positions, which are cheap to label, to a
+    refit of an expert that also plays 2-3 talon cards."""
     epochs: int = 20
     """Passes over the positions per round."""
     lr: float = 1.0e-3
@@ -424,6 +428,10 @@ def _check_endgame(cfg: TrainConfig):
         raise ConfigError(f"endgame.games > 0 needs network.endgame_talon from 0 to {top} "
                           f"(the talon sizes the searches label: 1, or search.pimc_talon), "
                           f"got {talon!r}")
+    c = e.collect_talon
+    if c is not None and (not isinstance(c, int) or isinstance(c, bool) or not 0 <= c <= talon):
+        raise ConfigError(f"endgame.collect_talon must be null or an integer from 0 to "
+                          f"network.endgame_talon ({talon}), got {c!r}")
 
 
 def _check_agents(cfg: TrainConfig, build: bool = False):

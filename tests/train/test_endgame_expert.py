@@ -153,6 +153,10 @@ def test_fitting_moves_the_expert_toward_the_best_moves_and_leaves_the_main_head
     (["endgame.games=10", "network.endgame_talon=1", "endgame.opponent=nobody"],
      "endgame.opponent"),
     (["endgame.rounds=0"], "endgame.rounds must be >= 1"),
+    (["endgame.games=10", "network.endgame_talon=1", "endgame.collect_talon=2"],
+     r"collect_talon must be null or an integer from 0 to network.endgame_talon \(1\)"),
+    (["endgame.games=10", "network.endgame_talon=1", "endgame.collect_talon=-1"],
+     "collect_talon must be null or an integer"),
     (["network.endgame_talon=-1"], "endgame_talon must be null or an int >= 0"),
 ])
 def test_bad_endgame_configs_are_refused(overrides, message):
@@ -435,3 +439,9 @@ def test_collect_keeps_both_seats_and_sampled_play_is_seeded():
     assert all(np.array_equal(a[k], b[k]) for k in a)
     c = collect(net, rules, EndgameConfig(games=24), seed=7)
     assert not np.array_equal(a["counts"], c["counts"]) or not np.array_equal(a["obs"], c["obs"])
+    # collect_talon keeps the same games' positions with at most that many talon cards
+    talon = np.rint(net.endgame.talon_sizes(a["obs"]))
+    assert (talon == 0).any() and (talon == 1).any()
+    d = collect(net, rules, EndgameConfig(games=24, collect_talon=0), seed=6)
+    assert np.array_equal(d["obs"], a["obs"][talon == 0])
+    assert np.array_equal(d["game"], a["game"][talon == 0])
