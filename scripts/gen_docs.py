@@ -325,6 +325,32 @@ def _card_facts(name: str, data: dict) -> list[str]:
     return ["| | |", "|---|---|", *rows]
 
 
+def _finetune_note(name: str, evals: list[dict]) -> str:
+    """For a checkpoint fine-tuned after its end-game stage: from which row on the table is
+    the fine-tuning, and that the stage's own minutes are not in the minutes column."""
+    import torch
+
+    pt = ROOT / "checkpoints" / f"{name}.pt"
+    if not pt.is_file():
+        return ""
+    data = torch.load(pt, map_location="cpu", weights_only=False)
+    ft = data.get("config", {}).get("endgame", {}).get("finetune_timesteps", 0)
+    eg = data.get("endgame")
+    if not (ft and eg):
+        return ""
+    start = data.get("global_step", 0) - ft
+    first = next((e for e in evals if e.get("detail") and e["global_step"] > start), None)
+    if first is None:
+        return ""
+    fits = _fits(eg)
+    minutes = sum(f["seconds"] for f in fits) / 60
+    return (f"From update {first['update']} on, `{name}`'s rows are the PPO fine-tuning "
+            f"after the end-game stage (its expert fitted and frozen). The stage's own time "
+            f"is not in the minutes column ({minutes:.0f} minutes of labelling and fitting "
+            f"in the {len(fits)} fit(s) its report keeps, model card), so those rows do not "
+            f"time the recipe from scratch.")
+
+
 def strength_section() -> str:
     """The time-to-strength table of every shipped checkpoint with committed evaluations."""
     from agents.strength import table
@@ -338,6 +364,8 @@ def strength_section() -> str:
         parts += [f"`{name}` (`checkpoints/{name}_evals.jsonl`):\n",
                   table([e for e in evals if e.get("detail")],
                         ["random", "expert_rules", "expert"]) + "\n"]
+        if (note := _finetune_note(name, evals)):
+            parts.append(note + "\n")
     if not parts:
         return "No evaluations committed yet (`checkpoints/NAME_evals.jsonl`)."
     return "\n".join(parts) + (
