@@ -64,10 +64,9 @@ def collect(net: PPONet, rules: Rules, cfg: EndgameConfig, seed: int,
     ``counts`` int64[N] and ``game`` int64[N].
     """
     out: dict[str, list] = {"obs": [], "ids": [], "counts": [], "game": []}
-    top = net.endgame.talon if cfg.collect_talon is None else cfg.collect_talon
 
     def keep(obs, ids, counts, rows, actions):
-        rows = rows[(counts[rows] > 1) & (net.endgame.talon_sizes(obs[rows]) < top + 0.5)]
+        rows = rows[(counts[rows] > 1) & net.endgame.plays(obs[rows], cfg.collect_talon)]
         out["obs"].append(obs[rows].copy())
         out["ids"].append([ids[g, : counts[g]].copy() for g in rows])
         out["counts"].append(counts[rows])

@@ -339,10 +339,12 @@ class EndgameExpert(nn.Module):
         observation, a float within rounding of the integer)."""
         return x[:, self._talon_index] * self._talon_scale
 
-    def plays(self, x: torch.Tensor | np.ndarray) -> torch.Tensor | np.ndarray:
+    def plays(self, x: torch.Tensor | np.ndarray,
+              talon: int | None = None) -> torch.Tensor | np.ndarray:
         """Bool ``[B]``: the rows of observations ``x`` (a tensor or an array) that the
-        expert plays: at most ``talon`` cards in the talon."""
-        return self.talon_sizes(x) < self.talon + 0.5
+        expert plays: at most ``talon`` cards in the talon (default: the expert's own
+        bound; a smaller one picks a part of them)."""
+        return self.talon_sizes(x) < (self.talon if talon is None else talon) + 0.5
 
     def logits(self, x: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
         return self._net[0].legal_logits(self.trunk(x), ids, valid, self.actor, self.pair_bias)

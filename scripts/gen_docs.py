@@ -13,6 +13,7 @@ files that differ (``tests/test_docs.py`` runs it).
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import inspect
 import json
@@ -300,7 +301,7 @@ def _card_facts(name: str, data: dict) -> list[str]:
                "so they may include some an earlier fit trained on: "
                "[training](../docs/training.md))"
                if _redrawn(eg) else "") + "; "
-            f"{sum(f['seconds'] for f in fits) / 60:.0f} minutes |")
+            f"{_minutes(fits):.0f} minutes |")
     ecfg = cfg.get("endgame", {})
     if eg and ecfg.get("finetune_timesteps"):
         rows.append(
@@ -328,12 +329,9 @@ def _card_facts(name: str, data: dict) -> list[str]:
 def _finetune_note(name: str, evals: list[dict]) -> str:
     """For a checkpoint fine-tuned after its end-game stage: from which row on the table is
     the fine-tuning, and that the stage's own minutes are not in the minutes column."""
-    import torch
-
-    pt = ROOT / "checkpoints" / f"{name}.pt"
-    if not pt.is_file():
+    data = _checkpoint(name)
+    if data is None:
         return ""
-    data = torch.load(pt, map_location="cpu", weights_only=False)
     ft = data.get("config", {}).get("endgame", {}).get("finetune_timesteps", 0)
     eg = data.get("endgame")
     if not (ft and eg):
@@ -343,10 +341,9 @@ def _finetune_note(name: str, evals: list[dict]) -> str:
     if first is None:
         return ""
     fits = _fits(eg)
-    minutes = sum(f["seconds"] for f in fits) / 60
     return (f"From update {first['update']} on, `{name}`'s rows are the PPO fine-tuning "
             f"after the end-game stage (its expert fitted and frozen). The stage's own time "
-            f"is not in the minutes column ({minutes:.0f} minutes of labelling and fitting "
+            f"is not in the minutes column ({_minutes(fits):.0f} minutes of labelling and fitting "
             f"in the {len(fits)} fit(s) its report keeps, model card), so those rows do not "
             f"time the recipe from scratch.")
 
@@ -402,7 +399,6 @@ def ray_sps_section() -> str:
 def model_cards(results: dict[str, dict]) -> str:
     """One card per shipped checkpoint: facts read from the file, results from the
     committed tournaments that play it."""
-    import torch
 
     parts = []
     for name in CHECKPOINTS:
@@ -411,7 +407,7 @@ def model_cards(results: dict[str, dict]) -> str:
         if not path.is_file():
             parts.append(f"Not trained yet: `python train.py --config configs/{name}.yaml`.\n")
             continue
-        data = torch.load(path, map_location="cpu", weights_only=False)
+        data = _checkpoint(name)
         parts.append("\n".join(_card_facts(name, data)) + "\n")
         sets = [n for n, res in results.items()
                 if any(_uses(a, name) for a in res["config"]["agents"])]
@@ -538,6 +534,23 @@ def audit_section() -> str:
     return "\n".join([*cmds, *head, *rows])
 
 
+@functools.cache
+def _checkpoint(name: str) -> dict | None:
+    """The shipped checkpoint ``checkpoints/NAME.pt`` as saved (None if not trained yet),
+    loaded once for every section that reads it."""
+    import torch
+
+    path = ROOT / "checkpoints" / f"{name}.pt"
+    if not path.is_file():
+        return None
+    return torch.load(path, map_location="cpu", weights_only=False)
+
+
+def _minutes(fits: list[dict]) -> float:
+    """Minutes of labelling and fitting of the end-game fits ``fits`` (``_fits``)."""
+    return sum(f["seconds"] for f in fits) / 60
+
+
 def _fits(rep: dict) -> list[dict]:
     """The end-game fits of a checkpoint's report, oldest first (``--refit`` keeps the
     earlier ones as ``previous``)."""
@@ -547,7 +560,6 @@ def _fits(rep: dict) -> list[dict]:
 def endgame_section() -> str:
     """docs/training.md's end-game stage of each shipped checkpoint that has one, from
     the report stored in the checkpoint (``endgame``)."""
-    import torch
 
     rows = ["| checkpoint | round | talon | games | labelled positions (all rounds of the fit) "
             "| with a worse move | held-out positions | held-out blunders before | after "
@@ -555,10 +567,7 @@ def endgame_section() -> str:
             "|---|---|---|---|---|---|---|---|---|---|"]
     commands, notes = [], []
     for name in CHECKPOINTS:
-        path = ROOT / "checkpoints" / f"{name}.pt"
-        if not path.is_file():
-            continue
-        rep = torch.load(path, map_location="cpu", weights_only=False).get("endgame")
+        rep = (_checkpoint(name) or {}).get("endgame")
         if not rep:
             continue
         fits = _fits(rep)
