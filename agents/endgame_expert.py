@@ -413,12 +413,12 @@ def main(argv=None) -> int:
               f"{cfg.network.endgame_talon} would stop the expert playing the talons up to "
               f"{old.endgame.talon} it was fitted for", file=sys.stderr)
         return 2
-    own = ("endgame_talon", "endgame_hidden")  # the expert's: the stage may change them
-    want = dict(data["network"], **{k: getattr(cfg.network, k) for k in own})
+    own = ("endgame_talon", "endgame_hidden", "endgame_symmetries")  # the stage may change
+    want = dict(vars(old.cfg), **{k: getattr(cfg.network, k) for k in own})
     if {k: v for k, v in want.items() if k not in own} != {
             k: v for k, v in vars(cfg.network).items() if k not in own}:
         print("endgame_expert: error: the config's network section differs from the "
-              "checkpoint's (other than endgame_talon and endgame_hidden)", file=sys.stderr)
+              "checkpoint's (other than the end-game expert's endgame_*)", file=sys.stderr)
         return 2
     torch.set_num_threads(cfg.torch_threads)
     torch.manual_seed(cfg.seed)  # a fresh expert (endgame_hidden) starts from seeded weights

@@ -4,7 +4,9 @@
     python -m agents.finetune checkpoints/ppo_2p_podkidnoy.pt \
         --config configs/ppo_2p_podkidnoy.yaml [key=value ...]
 
-The checkpoint must hold a fitted end-game expert and have run the config's PPO updates.
+The checkpoint must hold a fitted end-game expert and have run the config's PPO updates,
+and its network must be the config's, but for settings that hold no weights
+(``network.endgame_symmetries``: the config's apply).
 A new run directory is made (``logging.runs_dir``) whose ``checkpoints/latest.pt`` is the
 checkpoint at its last PPO update, with a fresh optimizer and snapshot pool, and with its
 stored imitation and end-game reports as ``imitation.json`` and ``endgame.json``; the run then
@@ -39,7 +41,7 @@ def adopt(checkpoint: str | Path, cfg, run_dir: Path) -> None:
     from .ppo_config import ConfigError
     from .ppo_train import checkpoint_for
 
-    net, data = checkpoint_for(Path(checkpoint), cfg, "the config")
+    net, data = checkpoint_for(Path(checkpoint), cfg, "the config", play_settings=True)
     if net.endgame is None or not net.endgame.active:
         raise ConfigError(f"{checkpoint} has no fitted end-game expert: fine-tuning freezes "
                           f"it (run python -m agents.endgame_expert first)")

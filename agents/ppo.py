@@ -31,6 +31,7 @@ from durak_env.actions import K_BEAT, K_PASS, K_PLAY, K_SHOW, K_TAKE, K_TRANSFER
 from durak_env.atomic import atomic_write
 from durak_env.cards import NUM_CARDS
 from durak_env.observation import LAYOUT_VERSION, O_TALON, obs_offsets, observation_size, state_size
+from durak_env.symmetry import SuitSymmetry
 
 from .base import Agent
 from .endgame import EndgameSolver
@@ -66,6 +67,11 @@ class NetworkConfig:
     """Widths of the end-game expert's trunk. None: those of the main trunk, and the stage
     starts the expert as a copy of the main trunk and head; other widths start it from
     its own fresh weights (a wider expert fits solved positions better)."""
+    endgame_symmetries: int = 1
+    """Suit renamings (``durak_env.symmetry``, 1 to 24, the identity first) whose
+    log-probabilities the end-game expert averages when it plays (not while it is being
+    fitted, which shows each position under one random renaming). More average out more
+    of the expert's fitting noise, at that many times its cost per end-game move."""
 
     def validate(self) -> None:
         if not self.hidden or any(not isinstance(h, int) or h < 1 for h in self.hidden):
@@ -95,6 +101,13 @@ class NetworkConfig:
                              f"ints >= 1, got {self.endgame_hidden!r}")
         if self.endgame_hidden is not None and self.endgame_talon is None:
             raise ValueError("network.endgame_hidden shapes the end-game expert: set "
+                             "network.endgame_talon too")
+        n = self.endgame_symmetries
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 24:
+            raise ValueError(f"network.endgame_symmetries must be an int from 1 to 24, "
+                             f"got {n!r}")
+        if n > 1 and self.endgame_talon is None:
+            raise ValueError("network.endgame_symmetries averages the end-game expert: set "
                              "network.endgame_talon too")
 
 
@@ -317,6 +330,16 @@ class EndgameExpert(nn.Module):
         self.pair_bias = (nn.Parameter(net.pair_bias.detach().clone())
                           if net.cfg.head == "factored" else None)
         self.register_buffer("_active", torch.zeros((), dtype=torch.bool))
+        n = net.cfg.endgame_symmetries
+        if n > 1:  # derived from the rules, so not saved with the weights
+            sym = SuitSymmetry(net.rules)
+            k = np.arange(n) * len(sym) // n
+            self.register_buffer("_sym_obs", torch.from_numpy(sym.obs_index[k]),
+                                 persistent=False)
+            self.register_buffer("_sym_actions", torch.from_numpy(sym.action_map[k]),
+                                 persistent=False)
+        else:
+            self._sym_obs = self._sym_actions = None
 
     @property
     def active(self) -> bool:
@@ -347,7 +370,23 @@ class EndgameExpert(nn.Module):
         return self.talon_sizes(x) < (self.talon if talon is None else talon) + 0.5
 
     def logits(self, x: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
-        return self._net[0].legal_logits(self.trunk(x), ids, valid, self.actor, self.pair_bias)
+        """Logits ``[B, W]`` of the listed action ids; with ``network.endgame_symmetries``
+        > 1, the mean of the log-probabilities under that many suit renamings of the
+        observations and the ids, unless the expert is being fitted (in training mode
+        with trainable weights; frozen, as in fine-tuning, it plays as it will play)."""
+        net = self._net[0]
+        fitting = self.training and any(p.requires_grad for p in self.parameters())
+        if self._sym_obs is None or fitting:
+            return net.legal_logits(self.trunk(x), ids, valid, self.actor, self.pair_bias)
+        b, n = len(x), len(self._sym_obs)
+        xs = torch.gather(x.unsqueeze(0).expand(n, -1, -1), 2,
+                          self._sym_obs.unsqueeze(1).expand(-1, b, -1)).reshape(n * b, -1)
+        ids_s = torch.gather(self._sym_actions, 1, ids.reshape(1, -1).expand(n, -1))
+        valid_s = valid.repeat(n, 1)
+        logits = net.legal_logits(self.trunk(xs), ids_s.reshape(n * b, -1), valid_s,
+                                  self.actor, self.pair_bias)
+        logp = torch.log_softmax(logits, 1).reshape(n, b, -1).mean(0)
+        return torch.where(valid, logp, torch.full_like(logp, NEG))
 
 
 # ---------------------------------------------------------------- checkpoints

@@ -383,9 +383,12 @@ def resume_config(run_dir: Path, overrides: list[str]) -> TrainConfig:
     return cfg
 
 
-def checkpoint_for(path: Path, cfg: TrainConfig, source: str) -> tuple[PPONet, dict]:
+def checkpoint_for(path: Path, cfg: TrainConfig, source: str,
+                   play_settings: bool = False) -> tuple[PPONet, dict]:
     """The checkpoint at ``path`` (``load_checkpoint``), which must fit ``cfg``'s rules and
-    network (``source`` names the config in the error).
+    network (``source`` names the config in the error). With ``play_settings``, the
+    network's settings that hold no weights (``network.endgame_symmetries``) may differ:
+    the returned network takes the config's.
 
     Raises:
         ConfigError: it does not load for the rules, or holds another network.
@@ -394,8 +397,15 @@ def checkpoint_for(path: Path, cfg: TrainConfig, source: str) -> tuple[PPONet, d
         net, data = load_checkpoint(path, cfg.rules)
     except ValueError as e:
         raise ConfigError(str(e)) from None
-    if net.cfg != cfg.network:
-        raise ConfigError(f"{path} holds a network {net.cfg}, but {source} says {cfg.network}")
+    want = cfg.network
+    if play_settings and net.cfg != want and dataclasses.replace(
+            net.cfg, endgame_symmetries=want.endgame_symmetries) == want:
+        weights = net.state_dict()
+        net = PPONet(net.rules, dataclasses.replace(want))
+        net.load_state_dict(weights)
+        net.eval()
+    if net.cfg != want:
+        raise ConfigError(f"{path} holds a network {net.cfg}, but {source} says {want}")
     return net, data
 
 

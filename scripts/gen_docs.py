@@ -301,7 +301,10 @@ def _card_facts(name: str, data: dict) -> list[str]:
                "so they may include some an earlier fit trained on: "
                "[training](../docs/training.md))"
                if _redrawn(eg) else "") + "; "
-            f"{_minutes(fits):.0f} minutes |")
+            f"{_minutes(fits):.0f} minutes"
+            + (f"; it plays the mean of its log-probabilities over {n} suit renamings of "
+               f"each position (`network.endgame_symmetries`)"
+               if (n := net.get("endgame_symmetries", 1)) > 1 else "") + " |")
     ecfg = cfg.get("endgame", {})
     if eg and ecfg.get("finetune_timesteps"):
         rows.append(

@@ -11,6 +11,10 @@ Copies what the model card (``checkpoints/README.md``, rendered by
   training and the time-to-strength plot (``python -m agents.strength``);
 - ``checkpoints/NAME_curves.png``: the training curves (``--finetuned``, a run of
   ``python -m agents.finetune``: ``NAME_finetune_curves.png``, the fine-tuning's).
+
+``--set network.endgame_symmetries=N`` ships the checkpoint with a network setting that
+holds no weights changed (in the checkpoint and in ``NAME.yaml``); the model card then
+lists this command after the ones that trained it.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import argparse
 import json
 import os
 import platform
+import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -34,6 +39,29 @@ def machine() -> dict:
     return {"cpus": os.cpu_count(), "gpu": torch.cuda.is_available(),
             "torch": torch.__version__, "numba": numba.__version__,
             "python": platform.python_version(), "platform": platform.platform()}
+
+
+PLAY_SETTINGS = ("endgame_symmetries",)  # network settings that hold no weights
+
+
+def play_settings(pairs: list[str]) -> dict:
+    """``network.KEY=VALUE`` strings -> ``{KEY: value}`` (YAML values).
+
+    Raises:
+        ValueError: not such a string, or a key of ``network`` with weights.
+    """
+    import yaml
+
+    out = {}
+    for pair in pairs:
+        key, eq, value = pair.partition("=")
+        name = key.removeprefix("network.")
+        if not eq or name not in PLAY_SETTINGS or not key.startswith("network."):
+            raise ValueError(f"--set takes network.KEY=VALUE with KEY one of "
+                             f"{', '.join(PLAY_SETTINGS)} (settings without weights), "
+                             f"got {pair!r}")
+        out[name] = yaml.safe_load(value)
+    return out
 
 
 def _commit() -> str:
@@ -54,7 +82,14 @@ def main(argv=None) -> int:
     ap.add_argument("--finetuned", action="store_true",
                     help="a run of python -m agents.finetune: its curves (the fine-tuning "
                          "only) go to NAME_finetune_curves.png")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a network setting without weights to ship changed: "
+                         + ", ".join(f"network.{k}" for k in PLAY_SETTINGS))
     args = ap.parse_args(argv)
+    try:
+        settings = play_settings(args.set)
+    except ValueError as e:
+        ap.error(str(e))
     import torch
 
     from agents.ppo_plot import plot_run
@@ -73,12 +108,32 @@ def main(argv=None) -> int:
     if (run / "endgame.json").is_file():
         data["endgame"] = json.loads((run / "endgame.json").read_text())
     data["machine"] = machine()
-    data["provenance"] = {"commands": args.command, "commit": _commit()}
+    commands = list(args.command)
+    if settings:
+        data["network"].update(settings)
+        data["config"]["network"].update(settings)
+        commands.append(shlex.join(["python", "scripts/ship_checkpoint.py", "RUN_DIR", args.name,
+                                    *(f"--set={s}" for s in args.set)]))
+    data["provenance"] = {"commands": commands, "commit": _commit()}
     out = ROOT / "checkpoints"
+    from agents.ppo import load_checkpoint
+
     tmp = out / f"{args.name}.pt.tmp"
     torch.save(data, tmp)
+    try:
+        load_checkpoint(tmp)  # the settings build the network
+    except ValueError as e:
+        tmp.unlink()
+        ap.error(str(e))
     tmp.replace(out / f"{args.name}.pt")
-    shutil.copy(run / "config.yaml", out / f"{args.name}.yaml")
+    if settings:
+        import yaml
+
+        cfg = yaml.safe_load((run / "config.yaml").read_text())
+        cfg["network"].update(settings)
+        (out / f"{args.name}.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+    else:
+        shutil.copy(run / "config.yaml", out / f"{args.name}.yaml")
     shutil.copy(run / "evals.jsonl", out / f"{args.name}_evals.jsonl")
     strength([str(run), "--out", str(out / f"{args.name}_strength.png")])
     # a run of agents.finetune logged the fine-tuning only: the PPO curves already shipped stay

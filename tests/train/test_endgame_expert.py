@@ -96,6 +96,53 @@ def test_an_active_expert_survives_a_checkpoint(tmp_path):
     assert np.array_equal(agent.act_batch(obs, mask), best)
 
 
+def _renamed(rules, k, obs, ids):
+    from durak_env.symmetry import SuitSymmetry
+
+    sym = SuitSymmetry(rules)
+    kk = np.full(len(obs), k)
+    return sym.observations(obs, kk), sym.actions(ids, kk)
+
+
+def test_symmetries_average_the_expert_over_suit_renamings_when_it_plays(tmp_path):
+    rules = Rules()
+    torch.manual_seed(3)
+    net = PPONet(rules, SMALL)
+    net.endgame.start()
+    with torch.no_grad():
+        for p in net.endgame.parameters():
+            p.add_(0.5 * torch.randn_like(p))
+    obs, ids, counts = _positions(rules)
+    eg = net.endgame.plays(obs)
+    save_checkpoint(tmp_path / "plain.pt", net)
+    data = torch.load(tmp_path / "plain.pt", weights_only=False)
+    data["network"]["endgame_symmetries"] = 24
+    torch.save(data, tmp_path / "sym.pt")
+    sym, _ = load_checkpoint(tmp_path / "sym.pt")
+    assert sym.endgame.active and len(sym.endgame._sym_obs) == 24
+    # by hand: the mean of the plain expert's log-probabilities under the 24 renamings
+    valid = legal_valid(torch.from_numpy(counts), ids.shape[1])
+    logp = []
+    for k in range(24):
+        o, i = _renamed(rules, k, obs, ids)
+        logp.append(torch.log_softmax(torch.from_numpy(_logits(net, o, i, counts)), 1))
+    want = torch.where(valid, torch.stack(logp).mean(0), torch.full_like(logp[0], -1e9))
+    got = _logits(sym, obs, ids, counts)
+    assert np.allclose(got[eg], want.numpy()[eg], atol=1e-4)
+    assert np.array_equal(got[~eg], _logits(net, obs, ids, counts)[~eg])  # main head: as is
+    # so the averaged expert does not tell renamed suits apart, and the plain one does
+    o, i = _renamed(rules, 7, obs, ids)
+    assert np.allclose(_logits(sym, o, i, counts)[eg], got[eg], atol=1e-4)
+    assert not np.allclose(_logits(net, o, i, counts)[eg], _logits(net, obs, ids, counts)[eg],
+                           atol=1e-3)
+    sym.train()  # fitting shows one renaming at a time: the plain expert's logits
+    assert np.allclose(_logits(sym, obs, ids, counts), _logits(net, obs, ids, counts),
+                       atol=1e-5)
+    for p in sym.endgame.parameters():  # frozen (fine-tuning): it plays as it will play
+        p.requires_grad_(False)
+    assert np.allclose(_logits(sym, obs, ids, counts), got, atol=1e-5)
+
+
 def test_labels_are_the_solver_best_moves_and_unproven_positions_are_dropped():
     rules = Rules()
     torch.manual_seed(2)
@@ -158,6 +205,11 @@ def test_fitting_moves_the_expert_toward_the_best_moves_and_leaves_the_main_head
     (["endgame.games=10", "network.endgame_talon=1", "endgame.collect_talon=-1"],
      "collect_talon must be null or an integer"),
     (["network.endgame_talon=-1"], "endgame_talon must be null or an int >= 0"),
+    (["network.endgame_talon=1", "network.endgame_symmetries=0"],
+     "endgame_symmetries must be an int from 1 to 24, got 0"),
+    (["network.endgame_talon=1", "network.endgame_symmetries=25"],
+     "endgame_symmetries must be an int from 1 to 24, got 25"),
+    (["network.endgame_symmetries=6"], "averages the end-game expert: set network.endgame_talon"),
 ])
 def test_bad_endgame_configs_are_refused(overrides, message):
     from agents.ppo_config import preflight

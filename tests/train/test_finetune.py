@@ -126,17 +126,22 @@ def test_train_fine_tunes_after_the_stage_and_the_cli_fine_tunes_a_checkpoint(tm
                              capture_output=True, text=True, timeout=300)
     assert refused.returncode == 2 and "no fitted end-game expert" in refused.stderr
     assert not any((tmp_path / "ft").iterdir())
-    # ... and one with a fitted expert, past its PPO updates, is fine-tuned
+    # ... and one with a fitted expert, past its PPO updates, is fine-tuned, with the
+    # expert's play-time averaging (no weights) set by the config; other shapes are refused
     shipped = torch.load(run / "checkpoints" / "final.pt", weights_only=False)
     shipped["endgame"] = data_staged["endgame"]  # as ship_checkpoint stores it
     torch.save(shipped, tmp_path / "shipped.pt")
+    wider = subprocess.run([*cli, str(tmp_path / "shipped.pt"), *opts, "network.hidden=[48]"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert wider.returncode == 2 and "holds a network" in wider.stderr
     ok = subprocess.run([*cli, str(tmp_path / "shipped.pt"), *opts,
-                         "endgame.finetune_timesteps=1024"], cwd=ROOT,
-                        capture_output=True, text=True, timeout=600)
+                         "endgame.finetune_timesteps=1024", "network.endgame_symmetries=4"],
+                        cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert ok.returncode == 0, ok.stderr
     (ft,) = (tmp_path / "ft").iterdir()
     tuned, data = load_checkpoint(ft / "checkpoints" / "final.pt")
     assert data["update"] == 4 + 1024 // steps
+    assert staged.cfg.endgame_symmetries == 1 and tuned.cfg.endgame_symmetries == 4
     for k, v in staged.endgame.state_dict().items():
         assert torch.equal(tuned.endgame.state_dict()[k], v)
     assert (ft / "evals.jsonl").is_file()
