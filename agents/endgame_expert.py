@@ -46,7 +46,7 @@ from durak_env import Rules, observation_size
 from durak_env.atomic import write_text
 from durak_env.symmetry import SuitSymmetry
 
-from .ppo import PPONet, legal_valid, set_cross_entropy
+from .ppo import PLAY_SETTINGS, PPONet, legal_valid, set_cross_entropy
 from .ppo_config import EndgameConfig
 from .selfplay import play_against
 from .teacher import SearchConfig, SearchLabeler
@@ -413,7 +413,7 @@ def main(argv=None) -> int:
               f"{cfg.network.endgame_talon} would stop the expert playing the talons up to "
               f"{old.endgame.talon} it was fitted for", file=sys.stderr)
         return 2
-    own = ("endgame_talon", "endgame_hidden", "endgame_symmetries")  # the stage may change
+    own = ("endgame_talon", "endgame_hidden", *PLAY_SETTINGS)  # the stage may change them
     want = dict(vars(old.cfg), **{k: getattr(cfg.network, k) for k in own})
     if {k: v for k, v in want.items() if k not in own} != {
             k: v for k, v in vars(cfg.network).items() if k not in own}:

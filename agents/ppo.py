@@ -40,6 +40,9 @@ from .view import fast_decode
 
 CHECKPOINT_FORMAT = 1
 NEG = -1e9  # logit of an illegal (padding) entry
+PLAY_SETTINGS = ("endgame_symmetries",)
+"""``NetworkConfig`` fields that hold no weights: a trained checkpoint may change them
+(``agents.finetune``, ``scripts/ship_checkpoint.py --set``)."""
 
 
 @dataclass

@@ -29,7 +29,7 @@ from durak_env.atomic import write_text  # noqa: E402
 from durak_env.vector import VectorEnv  # noqa: E402
 
 from .distill import Distiller  # noqa: E402
-from .ppo import PPONet, legal_valid, load_checkpoint, save_checkpoint  # noqa: E402
+from .ppo import PLAY_SETTINGS, PPONet, legal_valid, load_checkpoint, save_checkpoint  # noqa: E402
 from .ppo_config import (  # noqa: E402
     ConfigError,
     TrainConfig,
@@ -387,7 +387,7 @@ def checkpoint_for(path: Path, cfg: TrainConfig, source: str,
                    play_settings: bool = False) -> tuple[PPONet, dict]:
     """The checkpoint at ``path`` (``load_checkpoint``), which must fit ``cfg``'s rules and
     network (``source`` names the config in the error). With ``play_settings``, the
-    network's settings that hold no weights (``network.endgame_symmetries``) may differ:
+    network's settings that hold no weights (``agents.ppo.PLAY_SETTINGS``) may differ:
     the returned network takes the config's.
 
     Raises:
@@ -399,7 +399,7 @@ def checkpoint_for(path: Path, cfg: TrainConfig, source: str,
         raise ConfigError(str(e)) from None
     want = cfg.network
     if play_settings and net.cfg != want and dataclasses.replace(
-            net.cfg, endgame_symmetries=want.endgame_symmetries) == want:
+            net.cfg, **{k: getattr(want, k) for k in PLAY_SETTINGS}) == want:
         weights = net.state_dict()
         net = PPONet(net.rules, dataclasses.replace(want))
         net.load_state_dict(weights)

@@ -41,9 +41,6 @@ def machine() -> dict:
             "python": platform.python_version(), "platform": platform.platform()}
 
 
-PLAY_SETTINGS = ("endgame_symmetries",)  # network settings that hold no weights
-
-
 def play_settings(pairs: list[str]) -> dict:
     """``network.KEY=VALUE`` strings -> ``{KEY: value}`` (YAML values).
 
@@ -51,6 +48,8 @@ def play_settings(pairs: list[str]) -> dict:
         ValueError: not such a string, or a key of ``network`` with weights.
     """
     import yaml
+
+    from agents.ppo import PLAY_SETTINGS
 
     out = {}
     for pair in pairs:
@@ -83,8 +82,8 @@ def main(argv=None) -> int:
                     help="a run of python -m agents.finetune: its curves (the fine-tuning "
                          "only) go to NAME_finetune_curves.png")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                    help="a network setting without weights to ship changed: "
-                         + ", ".join(f"network.{k}" for k in PLAY_SETTINGS))
+                    help="a network setting without weights to ship changed "
+                         "(agents.ppo.PLAY_SETTINGS), e.g. network.endgame_symmetries=6")
     args = ap.parse_args(argv)
     try:
         settings = play_settings(args.set)

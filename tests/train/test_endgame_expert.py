@@ -75,14 +75,20 @@ def test_the_expert_plays_exactly_the_end_game_rows_and_nothing_else():
     assert (changed == (talon <= 1)).all()
 
 
-def test_an_active_expert_survives_a_checkpoint(tmp_path):
-    rules = Rules()
-    torch.manual_seed(1)
+def _active_expert(rules, seed):
+    """A network whose started expert differs from its main head (as a fitted one does)."""
+    torch.manual_seed(seed)
     net = PPONet(rules, SMALL)
     net.endgame.start()
     with torch.no_grad():
         for p in net.endgame.parameters():
             p.add_(0.5 * torch.randn_like(p))
+    return net
+
+
+def test_an_active_expert_survives_a_checkpoint(tmp_path):
+    rules = Rules()
+    net = _active_expert(rules, 1)
     save_checkpoint(tmp_path / "eg.pt", net)
     back, data = load_checkpoint(tmp_path / "eg.pt")
     assert back.endgame.active and data["network"]["endgame_talon"] == 1
@@ -106,12 +112,7 @@ def _renamed(rules, k, obs, ids):
 
 def test_symmetries_average_the_expert_over_suit_renamings_when_it_plays(tmp_path):
     rules = Rules()
-    torch.manual_seed(3)
-    net = PPONet(rules, SMALL)
-    net.endgame.start()
-    with torch.no_grad():
-        for p in net.endgame.parameters():
-            p.add_(0.5 * torch.randn_like(p))
+    net = _active_expert(rules, 3)
     obs, ids, counts = _positions(rules)
     eg = net.endgame.plays(obs)
     save_checkpoint(tmp_path / "plain.pt", net)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+torch = pytest.importorskip("torch")
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 
@@ -25,7 +26,6 @@ def test_set_takes_settings_without_weights_only():
 
 
 def test_a_bad_setting_does_not_build_a_network(tmp_path):
-    torch = pytest.importorskip("torch")
     from agents.ppo import NetworkConfig, PPONet, load_checkpoint, save_checkpoint
     from durak_env import Rules
 
