@@ -378,8 +378,8 @@ class EndgameExpert(nn.Module):
         observations and the ids, unless the expert is being fitted (in training mode
         with trainable weights; frozen, as in fine-tuning, it plays as it will play)."""
         net = self._net[0]
-        fitting = self.training and any(p.requires_grad for p in self.parameters())
-        if self._sym_obs is None or fitting:
+        if self._sym_obs is None or (  # plain, or being fitted
+                self.training and any(p.requires_grad for p in self.parameters())):
             return net.legal_logits(self.trunk(x), ids, valid, self.actor, self.pair_bias)
         b, n = len(x), len(self._sym_obs)
         xs = torch.gather(x.unsqueeze(0).expand(n, -1, -1), 2,

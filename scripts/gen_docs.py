@@ -402,15 +402,13 @@ def ray_sps_section() -> str:
 def model_cards(results: dict[str, dict]) -> str:
     """One card per shipped checkpoint: facts read from the file, results from the
     committed tournaments that play it."""
-
     parts = []
     for name in CHECKPOINTS:
-        path = ROOT / "checkpoints" / f"{name}.pt"
         parts.append(f"## `{name}.pt`\n")
-        if not path.is_file():
+        data = _checkpoint(name)
+        if data is None:
             parts.append(f"Not trained yet: `python train.py --config configs/{name}.yaml`.\n")
             continue
-        data = _checkpoint(name)
         parts.append("\n".join(_card_facts(name, data)) + "\n")
         sets = [n for n, res in results.items()
                 if any(_uses(a, name) for a in res["config"]["agents"])]
@@ -563,7 +561,6 @@ def _fits(rep: dict) -> list[dict]:
 def endgame_section() -> str:
     """docs/training.md's end-game stage of each shipped checkpoint that has one, from
     the report stored in the checkpoint (``endgame``)."""
-
     rows = ["| checkpoint | round | talon | games | labelled positions (all rounds of the fit) "
             "| with a worse move | held-out positions | held-out blunders before | after "
             "| minutes |",

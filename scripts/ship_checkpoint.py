@@ -91,6 +91,7 @@ def main(argv=None) -> int:
         ap.error(str(e))
     import torch
 
+    from agents.ppo import NetworkConfig
     from agents.ppo_plot import plot_run
     from agents.strength import main as strength
 
@@ -114,16 +115,13 @@ def main(argv=None) -> int:
         commands.append(shlex.join(["python", "scripts/ship_checkpoint.py", "RUN_DIR", args.name,
                                     *(f"--set={s}" for s in args.set)]))
     data["provenance"] = {"commands": commands, "commit": _commit()}
+    try:
+        NetworkConfig(**data["network"]).validate()
+    except ValueError as e:
+        ap.error(str(e))
     out = ROOT / "checkpoints"
-    from agents.ppo import load_checkpoint
-
     tmp = out / f"{args.name}.pt.tmp"
     torch.save(data, tmp)
-    try:
-        load_checkpoint(tmp)  # the settings build the network
-    except ValueError as e:
-        tmp.unlink()
-        ap.error(str(e))
     tmp.replace(out / f"{args.name}.pt")
     if settings:
         import yaml
