@@ -57,8 +57,9 @@ from .teacher import SearchConfig, SearchLabeler
 def collect(net: PPONet, rules: Rules, cfg: EndgameConfig, seed: int,
             num_threads: int | None = None, bar=None) -> dict:
     """The decisions with a choice that the expert plays (with at most
-    ``cfg.collect_talon`` talon cards, if set), of both seats, in ``cfg.games`` games of
-    the sampled policy against ``cfg.opponent`` (``play_against``).
+    ``cfg.collect_talon`` talon cards, if set, and at least ``cfg.collect_min_talon``),
+    of both seats, in ``cfg.games`` games of the sampled policy against ``cfg.opponent``
+    (``play_against``).
 
     Returns a dict of ``obs`` float32[N, obs], ``ids`` int64[N, W] (legal lists),
     ``counts`` int64[N] and ``game`` int64[N].
@@ -66,7 +67,10 @@ def collect(net: PPONet, rules: Rules, cfg: EndgameConfig, seed: int,
     out: dict[str, list] = {"obs": [], "ids": [], "counts": [], "game": []}
 
     def keep(obs, ids, counts, rows, actions):
-        rows = rows[(counts[rows] > 1) & net.endgame.plays(obs[rows], cfg.collect_talon)]
+        wanted = (counts[rows] > 1) & net.endgame.plays(obs[rows], cfg.collect_talon)
+        if cfg.collect_min_talon > 0:
+            wanted &= ~net.endgame.plays(obs[rows], cfg.collect_min_talon - 1)
+        rows = rows[wanted]
         out["obs"].append(obs[rows].copy())
         out["ids"].append([ids[g, : counts[g]].copy() for g in rows])
         out["counts"].append(counts[rows])

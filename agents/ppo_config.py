@@ -99,6 +99,10 @@ class EndgameConfig:
     """Keep new positions with at most this many talon cards only (None: every position
     the expert plays). E.g. 1 adds solved positions, which are cheap to label, to a
     refit of an expert that also plays 2-3 talon cards."""
+    collect_min_talon: int = 0
+    """Keep new positions with at least this many talon cards only (0: from the empty
+    talon on). E.g. 1 skips the empty talon, whose positions are most of every game's end
+    game, for a refit that wants more of the scarcer 1-3 talon-card positions."""
     epochs: int = 20
     """Passes over the positions per round."""
     lr: float = 1.0e-3
@@ -432,6 +436,11 @@ def _check_endgame(cfg: TrainConfig):
     if c is not None and (not isinstance(c, int) or isinstance(c, bool) or not 0 <= c <= talon):
         raise ConfigError(f"endgame.collect_talon must be null or an integer from 0 to "
                           f"network.endgame_talon ({talon}), got {c!r}")
+    m, top_kept = e.collect_min_talon, talon if c is None else c
+    if not isinstance(m, int) or isinstance(m, bool) or not 0 <= m <= top_kept:
+        raise ConfigError(f"endgame.collect_min_talon must be an integer from 0 to "
+                          f"endgame.collect_talon or network.endgame_talon ({top_kept}), "
+                          f"got {m!r}")
 
 
 def _check_agents(cfg: TrainConfig, build: bool = False):

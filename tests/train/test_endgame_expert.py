@@ -205,6 +205,12 @@ def test_fitting_moves_the_expert_toward_the_best_moves_and_leaves_the_main_head
      r"collect_talon must be null or an integer from 0 to network.endgame_talon \(1\)"),
     (["endgame.games=10", "network.endgame_talon=1", "endgame.collect_talon=-1"],
      "collect_talon must be null or an integer"),
+    (["endgame.games=10", "network.endgame_talon=3", "endgame.collect_talon=1",
+      "endgame.collect_min_talon=2"],
+     r"collect_min_talon must be an integer from 0 to endgame.collect_talon or "
+     r"network.endgame_talon \(1\), got 2"),
+    (["endgame.games=10", "network.endgame_talon=1", "endgame.collect_min_talon=-1"],
+     "collect_min_talon must be an integer"),
     (["network.endgame_talon=-1"], "endgame_talon must be null or an int >= 0"),
     (["network.endgame_talon=1", "network.endgame_symmetries=0"],
      "endgame_symmetries must be an int from 1 to 24, got 0"),
@@ -498,3 +504,7 @@ def test_collect_keeps_both_seats_and_sampled_play_is_seeded():
     d = collect(net, rules, EndgameConfig(games=24, collect_talon=0), seed=6)
     assert np.array_equal(d["obs"], a["obs"][talon == 0])
     assert np.array_equal(d["game"], a["game"][talon == 0])
+    # collect_min_talon keeps those with at least that many
+    e = collect(net, rules, EndgameConfig(games=24, collect_min_talon=1), seed=6)
+    assert np.array_equal(e["obs"], a["obs"][talon >= 1])
+    assert np.array_equal(e["game"], a["game"][talon >= 1])
