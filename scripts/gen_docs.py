@@ -517,7 +517,7 @@ def audit_section() -> str:
             "(node cap) | blunders [95% CI] | of which a win turned into a loss | games "
             "entered with a proven win | of those lost | entered with a proven loss |",
             "|---|---|---|---|---|---|---|---|---|---|"]
-    cmds, rows = [], []
+    cmds, rows, ceilings = [], [], []
     for path in paths:
         data = json.loads(path.read_text())
         r = data["result"]
@@ -532,7 +532,16 @@ def audit_section() -> str:
             f"{100 * rate:.2f}% [{100 * lo:.2f}, {100 * hi:.2f}] | {_num(r['win_to_loss'])} | "
             f"{_num(r['entered_won'])} | {_num(r['entered_won_lost'])} | "
             f"{_num(r['entered_lost'])} |")
-    return "\n".join([*cmds, *head, *rows])
+        if m and m.group(1) == "expert":  # it never loses a proven win: a ceiling
+            unknown = r["games"] - r["entered_won"] - r["entered_lost"]
+            ceilings.append(
+                f"\nAgainst `expert`, a perfect end game from the first position with every "
+                f"card placed would win at most {_num(r['entered_won'])} of "
+                f"{_num(r['games'])} games ({100 * r['entered_won'] / r['games']:.1f}%; the "
+                f"policy won {_num(r['wins'])}), plus some of the {_num(unknown)} others (a "
+                f"proven draw there, or a first such position past the node cap): the "
+                f"rest of the way to a higher score is played before the talon runs out.")
+    return "\n".join([*cmds, *head, *rows, *ceilings])
 
 
 @functools.cache
