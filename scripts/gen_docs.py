@@ -532,7 +532,7 @@ def audit_section() -> str:
             f"{100 * rate:.2f}% [{100 * lo:.2f}, {100 * hi:.2f}] | {_num(r['win_to_loss'])} | "
             f"{_num(r['entered_won'])} | {_num(r['entered_won_lost'])} | "
             f"{_num(r['entered_lost'])} |")
-        if m and m.group(1) == "expert":  # it never loses a proven win: a ceiling
+        if m and m.group(1) == "expert":  # it never gives away its own proven wins
             unknown = r["games"] - r["entered_won"] - r["entered_lost"]
             ceilings.append(
                 f"\nAgainst `expert`, a perfect end game from the first position with every "
