@@ -32,8 +32,8 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import torch  # noqa: E402
 
-from agents.endgame_expert import load_positions  # noqa: E402
-from agents.ppo import legal_valid, load_checkpoint  # noqa: E402
+from agents.endgame_expert import blunders, load_positions, log_probs  # noqa: E402
+from agents.ppo import load_checkpoint  # noqa: E402
 from agents.stats import Z95, wilson  # noqa: E402
 
 
@@ -46,25 +46,6 @@ def _rows(data: dict, all_rows: bool) -> np.ndarray:
         raise ValueError("the file has no held-out split (written before it was saved): "
                          "--all-rows judges on every position")
     return np.flatnonzero(informative & (data["held"] == 1))
-
-
-@torch.inference_mode()
-def log_probs(net, data: dict, rows: np.ndarray, batch: int = 4096) -> torch.Tensor:
-    """The policy's log-probabilities over the legal lists of ``rows`` ``[N, W]``."""
-    out = []
-    for s in range(0, len(rows), batch):
-        r = rows[s:s + batch]
-        ids = torch.from_numpy(data["ids"][r])
-        valid = legal_valid(torch.from_numpy(data["counts"][r]), ids.shape[1])
-        out.append(torch.log_softmax(
-            net.policy_logits(torch.from_numpy(data["obs"][r]), ids, valid), 1))
-    return torch.cat(out) if out else torch.zeros((0, data["ids"].shape[1]))
-
-
-def blunders(logp: torch.Tensor, good: np.ndarray) -> np.ndarray:
-    """Bool per row: the most likely move is not among the best."""
-    pick = logp.argmax(1).numpy()
-    return ~good[np.arange(len(pick)), pick]
 
 
 def paired_difference(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:

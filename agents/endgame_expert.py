@@ -225,17 +225,29 @@ def _batch(data: dict, rows: np.ndarray, sym=None, rng=None):
 
 
 @torch.no_grad()
+def log_probs(net: PPONet, data: dict, rows: np.ndarray, batch: int = 8192) -> torch.Tensor:
+    """The policy's log-probabilities over the legal lists of ``rows`` ``[N, W]``, as it
+    plays (in eval mode: the end-game expert averaged over its suit renamings)."""
+    net.eval()
+    out = []
+    for s in range(0, len(rows), batch):
+        obs, ids, counts, _ = _batch(data, rows[s:s + batch])
+        out.append(torch.log_softmax(
+            net.policy_logits(obs, ids, legal_valid(counts, ids.shape[1])), 1))
+    return torch.cat(out) if out else torch.zeros((0, data["ids"].shape[1]))
+
+
+def blunders(logp: torch.Tensor, good: np.ndarray) -> np.ndarray:
+    """Bool per row: the most likely move is not among the best (``good``)."""
+    pick = logp.argmax(1).numpy()
+    return ~good[np.arange(len(pick)), pick]
+
+
 def blunder_rate(net: PPONet, data: dict, rows: np.ndarray) -> float:
     """Share of ``rows`` where the policy's greedy move is not one of the best."""
     if not len(rows):
         return float("nan")
-    net.eval()
-    bad = 0
-    for s in range(0, len(rows), 8192):
-        obs, ids, counts, good = _batch(data, rows[s:s + 8192])
-        pick = net.policy_logits(obs, ids, legal_valid(counts, ids.shape[1])).argmax(1)
-        bad += int((~good[torch.arange(len(pick)), pick]).sum())
-    return bad / len(rows)
+    return float(blunders(log_probs(net, data, rows), data["good"][rows]).mean())
 
 
 def fit(net: PPONet, data: dict, rows: np.ndarray, held: np.ndarray, cfg: EndgameConfig,
