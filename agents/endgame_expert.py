@@ -293,14 +293,20 @@ def blunders_by_talon(net: PPONet, data: dict, rows: np.ndarray) -> dict[str, fl
 def run_stage(net: PPONet, cfg: EndgameConfig, search: SearchConfig, seed: int,
               num_threads: int | None = None, progress: bool = True, log=None,
               save_data: str | Path | None = None, start: bool = True,
-              prior: dict | None = None) -> dict:
-    """Collect, label and fit ``cfg.rounds`` times; the expert is started (a copy of the
-    main head) first, or with ``start=False`` goes on from its fitted weights. Returns the
-    report (positions, blunder rates, overall and by talon size, seconds).
+              prior: dict | None = None, done: dict | None = None,
+              on_round=None) -> dict:
+    """Collect, label and fit ``cfg.rounds`` times; the expert is started first (a copy
+    of the main head; an expert of its own shape keeps its fresh weights and starts
+    after the first round's games, which the main head plays), or with ``start=False``
+    goes on from its fitted weights. Returns the report (positions, blunder rates, overall
+    and by talon size, seconds).
     ``save_data``: also write the labelled positions so far there (``.npz``) each round.
     ``prior``: labelled positions of earlier runs (``load_positions``), fitted on with
     each round's; those the earlier fit held out stay held out, and those of files without
-    the split (``held`` -1) are held out by their own games at the same rate."""
+    the split (``held`` -1) are held out by their own games at the same rate.
+    ``on_round(report, data)``: called after each round with the report so far and the
+    positions so far; passing both back as ``done`` (``{"report": ..., "data": ...}``,
+    with the expert's weights of that moment) continues the stage after that round."""
     from tqdm import tqdm
 
     if net.endgame is None:
@@ -310,23 +316,39 @@ def run_stage(net: PPONet, cfg: EndgameConfig, search: SearchConfig, seed: int,
     if not start and not net.endgame.active:
         raise ValueError("start=False goes on from a fitted expert, and this one is not")
     t0 = time.perf_counter()
-    if start:
-        net.endgame.start()
     data, rounds, games_total = None, [], cfg.games * cfg.rounds
     if prior is not None and len(prior["obs"]):  # their games follow this run's
         data = renumbered(prior, games_total)
         games_total = int(data["game"].max()) + 1
     split = np.random.default_rng(seed).random(games_total) < cfg.holdout
-    redrawn = 0
-    if data is not None:  # earlier positions stay held out (or not) as their fit had them
+    redrawn, spent = 0, 0.0
+    if done is not None:
+        if not net.endgame.active:
+            raise ValueError("continuing the stage needs the expert fitted by its rounds")
+        rep = done["report"]
+        rounds, redrawn, spent = list(rep["rounds"]), rep["prior_split_redrawn"], rep["seconds"]
+        data, start = done["data"], False
+    elif data is not None:  # earlier positions stay held out (or not) as their fit had them
         unknown = data["held"] < 0
         redrawn = int(unknown.sum())
         data["held"] = np.where(unknown, split[data["game"]], data["held"]).astype(np.int8)
-    for r in range(cfg.rounds):
+    if start and net.endgame.copies_main:
+        net.endgame.start()
+
+    def report():
+        return {"rounds": rounds, "seconds": spent + time.perf_counter() - t0,
+                "prior_positions": 0 if prior is None else int(len(prior["obs"])),
+                "prior_split_redrawn": redrawn,
+                "blunders_before": rounds[0]["blunders_before"],
+                "blunders_after": rounds[-1]["blunders_after"]}
+
+    for r in range(len(rounds), cfg.rounds):
         t1 = time.perf_counter()
         with tqdm(total=cfg.games, unit="game", disable=not progress,
                   desc=f"end game {r + 1}/{cfg.rounds}: play") as bar:
             new = collect(net, net.rules, cfg, seed + 1000 * r, num_threads, bar)
+        if start and not net.endgame.active:  # a fresh expert: the main head played
+            net.endgame.start()
         new["game"] += r * cfg.games
         new["held"] = split[new["game"]].astype(np.int8)
         t2 = time.perf_counter()
@@ -353,11 +375,9 @@ def run_stage(net: PPONet, cfg: EndgameConfig, search: SearchConfig, seed: int,
                                     for t, b in by_talon_before.items()},
                        "play_seconds": t2 - t1, "solve_seconds": t3 - t2,
                        "fit_seconds": time.perf_counter() - t3})
-    return {"rounds": rounds, "seconds": time.perf_counter() - t0,
-            "prior_positions": 0 if prior is None else int(len(prior["obs"])),
-            "prior_split_redrawn": redrawn,
-            "blunders_before": rounds[0]["blunders_before"],
-            "blunders_after": rounds[-1]["blunders_after"]}
+        if on_round is not None:
+            on_round(report(), data)
+    return report()
 
 
 def write_report(path: Path, rep: dict) -> None:

@@ -168,12 +168,26 @@ class Trainer:
     def endgame_stage(self, writer=None) -> dict | None:
         """The end-game stage (``endgame.games > 0``), once per run, after PPO: fit the
         end-game expert to solved positions (``agents.endgame_expert``), save the
-        checkpoint and ``endgame.json``. A resumed run whose expert is fitted skips it."""
+        checkpoint and ``endgame.json``. After each round the checkpoint, the labelled
+        positions (``endgame_data.npz``) and the report so far (``endgame_rounds.json``)
+        are saved, so a run killed during the stage resumes after its last finished round;
+        a resumed run whose stage is over skips it."""
         from .endgame_expert import run_stage, write_report
 
         cfg = self.cfg
-        if cfg.endgame.games == 0 or self.net.endgame.active:
+        data_path = self.run_dir / "endgame_data.npz"
+        rounds_path = self.run_dir / "endgame_rounds.json"
+        finished = (self.run_dir / "endgame.json").exists() or not rounds_path.exists()
+        if cfg.endgame.games == 0 or (self.net.endgame.active and finished):
             return None
+        done = None
+        if rounds_path.exists():  # killed during the stage: go on after the last round
+            report = json.loads(rounds_path.read_text())
+            with np.load(data_path) as z:
+                data = {k: z[k] for k in z.files}
+            # positions of a round whose report was not written yet are played again
+            keep = data["game"] < len(report["rounds"]) * cfg.endgame.games
+            done = {"report": report, "data": {k: v[keep] for k, v in data.items()}}
         base = self.global_step
 
         def log(epoch, loss, blunders):
@@ -181,9 +195,15 @@ class Trainer:
                 writer.add_scalar("endgame/loss", loss, base + epoch)
                 writer.add_scalar("endgame/heldout_blunders", blunders, base + epoch)
 
+        def on_round(report, data):
+            self.save()  # the expert of this round first: the report says which round it is
+            np.savez(self.run_dir / "endgame_data.tmp.npz", **data)
+            (self.run_dir / "endgame_data.tmp.npz").replace(data_path)
+            write_report(rounds_path, report)
+
         rep = run_stage(self.net, cfg.endgame, cfg.search, cfg.seed, cfg.env.num_threads,
-                        progress=cfg.logging.progress, log=log)
-        self.elapsed += rep["seconds"]
+                        progress=cfg.logging.progress, log=log, done=done, on_round=on_round)
+        self.elapsed += rep["seconds"]  # the checkpoints of the rounds count none of it
         write_report(self.run_dir / "endgame.json", rep)
         self.save()  # a run killed from here on resumes after the end-game stage
         return rep

@@ -5,6 +5,7 @@ main trunk and head stay as they are."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -241,6 +242,84 @@ def test_train_runs_the_stage_after_ppo_and_a_resume_skips_it(tmp_path):
                            capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr
     assert "end game:" not in again.stdout
+
+
+STOP_AFTER_ROUND = """
+import os, runpy, sys
+import agents.endgame_expert as stage
+
+real = stage.write_report
+
+def write_report(path, rep):
+    real(path, rep)
+    if path.name == "endgame_rounds.json":
+        os._exit(3)  # killed right after the first round was saved
+
+stage.write_report = write_report
+sys.argv = ["train.py", *sys.argv[1:]]
+runpy.run_path("train.py", run_name="__main__")
+"""
+
+
+def test_a_run_killed_during_the_stage_goes_on_after_its_last_round(tmp_path):
+    """The stage saves the checkpoint, the positions and the report after each round;
+    ``--resume`` plays the rounds left only, on the saved positions and the expert of the
+    last round, and the run then ends as an uninterrupted one does."""
+    driver = tmp_path / "stop.py"
+    driver.write_text(STOP_AFTER_ROUND)
+    runs = tmp_path / "runs"
+    args = ["--config", "configs/tiny.yaml", f"logging.runs_dir={runs}", "eval.every=0",
+            "network.endgame_talon=1", "endgame.games=30", "endgame.rounds=2",
+            "endgame.epochs=1", "endgame.workers=1"]
+    out = subprocess.run([sys.executable, str(driver), *args], cwd=ROOT, capture_output=True,
+                         text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 3, out.stderr
+    (run,) = runs.iterdir()
+    first = json.loads((run / "endgame_rounds.json").read_text())
+    assert len(first["rounds"]) == 1 and not (run / "endgame.json").exists()
+    saved = np.load(run / "endgame_data.npz")
+    assert len(saved["obs"]) == first["rounds"][0]["positions"] > 0
+    net, _ = load_checkpoint(run / "checkpoints" / "latest.pt")
+    assert net.endgame.active  # the expert of round 1
+
+    again = subprocess.run([sys.executable, "train.py", "--resume", str(run)], cwd=ROOT,
+                           capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr
+    assert "end game:" in again.stdout
+    rep = json.loads((run / "endgame.json").read_text())
+    assert len(rep["rounds"]) == 2
+    assert rep["rounds"][0] == first["rounds"][0]  # not played again
+    assert rep["rounds"][1]["positions"] == (rep["rounds"][0]["positions"]
+                                             + rep["rounds"][1]["new_positions"])
+    assert rep["seconds"] > first["seconds"]
+    data = np.load(run / "endgame_data.npz")
+    assert np.array_equal(data["obs"][: len(saved["obs"])], saved["obs"])
+    assert set(np.unique(data["game"] // 30)) == {0, 1}
+    assert json.loads((run / "final_eval.json").read_text())["updates"] == 4
+    done = subprocess.run([sys.executable, "train.py", "--resume", str(run)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and "end game:" not in done.stdout
+
+
+@pytest.mark.parametrize("hidden, first_round_active", [(None, True), ([24], False)])
+def test_a_fresh_expert_lets_the_main_head_play_the_first_rounds_games(
+        monkeypatch, hidden, first_round_active):
+    """An expert copied from the main head plays from the start (the same moves); one of
+    its own widths has random weights, so the first round's games are the main head's."""
+    import agents.endgame_expert as stage
+
+    torch.manual_seed(3)
+    net = PPONet(Rules(), NetworkConfig(hidden=[32], endgame_talon=1, endgame_hidden=hidden))
+    active, real = [], stage.collect
+
+    def collect(net, *args, **kwargs):
+        active.append(net.endgame.active)
+        return real(net, *args, **kwargs)
+
+    monkeypatch.setattr(stage, "collect", collect)
+    stage.run_stage(net, EndgameConfig(games=12, rounds=2, epochs=1, workers=1), SEARCH,
+                    seed=0, num_threads=1, progress=False)
+    assert active == [first_round_active, True] and net.endgame.active
 
 
 def test_the_cli_adds_an_expert_to_a_checkpoint_without_one(tmp_path):
