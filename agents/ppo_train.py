@@ -197,7 +197,7 @@ class Trainer:
 
         def on_round(report, data):
             self.save()  # the expert of this round first: the report says which round it is
-            np.savez(self.run_dir / "endgame_data.tmp.npz", **data)
+            np.savez_compressed(self.run_dir / "endgame_data.tmp.npz", **data)
             (self.run_dir / "endgame_data.tmp.npz").replace(data_path)
             write_report(rounds_path, report)
 
