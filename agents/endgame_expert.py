@@ -192,6 +192,15 @@ def load_positions(path: str | Path, net: PPONet) -> dict:
     return {**{k: data[k][keep] for k in POSITION_KEYS}, "held": held[keep].astype(np.int8)}
 
 
+def save_positions(path: str | Path, data: dict) -> None:
+    """Write labelled positions (what ``load_positions`` reads) to ``path`` whole: into a
+    file beside it first, then renamed, so a run killed while writing keeps the last file."""
+    path = Path(path)
+    tmp = path.with_name(path.stem + ".tmp.npz")
+    np.savez_compressed(tmp, **data)
+    tmp.replace(path)
+
+
 def renumbered(data: dict, start: int) -> dict:
     """``data`` with its game ids moved to begin at ``start`` (each run numbers from 0,
     and the held-out split goes by game)."""
@@ -358,7 +367,7 @@ def run_stage(net: PPONet, cfg: EndgameConfig, search: SearchConfig, seed: int,
         t3 = time.perf_counter()
         data = merge(data, new)
         if save_data is not None:
-            np.savez_compressed(save_data, **data)
+            save_positions(save_data, data)
         games = np.unique(data["game"])
         held, train = np.flatnonzero(data["held"] == 1), np.flatnonzero(data["held"] == 0)
         informative = data["good"].sum(1) < data["counts"]

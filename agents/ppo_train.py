@@ -172,7 +172,7 @@ class Trainer:
         positions (``endgame_data.npz``) and the report so far (``endgame_rounds.json``)
         are saved, so a run killed during the stage resumes after its last finished round;
         a resumed run whose stage is over skips it."""
-        from .endgame_expert import run_stage, write_report
+        from .endgame_expert import load_positions, run_stage, save_positions, write_report
 
         cfg = self.cfg
         data_path = self.run_dir / "endgame_data.npz"
@@ -183,8 +183,7 @@ class Trainer:
         done = None
         if rounds_path.exists():  # killed during the stage: go on after the last round
             report = json.loads(rounds_path.read_text())
-            with np.load(data_path) as z:
-                data = {k: z[k] for k in z.files}
+            data = load_positions(data_path, self.net)
             # positions of a round whose report was not written yet are played again
             keep = data["game"] < len(report["rounds"]) * cfg.endgame.games
             done = {"report": report, "data": {k: v[keep] for k, v in data.items()}}
@@ -197,8 +196,7 @@ class Trainer:
 
         def on_round(report, data):
             self.save()  # the expert of this round first: the report says which round it is
-            np.savez_compressed(self.run_dir / "endgame_data.tmp.npz", **data)
-            (self.run_dir / "endgame_data.tmp.npz").replace(data_path)
+            save_positions(data_path, data)
             write_report(rounds_path, report)
 
         rep = run_stage(self.net, cfg.endgame, cfg.search, cfg.seed, cfg.env.num_threads,
