@@ -143,9 +143,11 @@ def main(argv=None) -> int:
     if args.json:
         import json
 
+        from agents.tournament.cli import provenance
         from durak_env.atomic import write_text
 
-        write_text(args.json, json.dumps(r, indent=2) + "\n")
+        write_text(args.json, json.dumps(dict(r, **provenance(argv, "agents.endgame_eval")),
+                                         indent=2) + "\n")
     return 0
 
 

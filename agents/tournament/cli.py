@@ -100,8 +100,9 @@ def split_specs(text: str) -> list[str]:
     return out
 
 
-def provenance(argv=None) -> dict:
-    """The command, commit and date that produce a result, for its results.json.
+def provenance(argv=None, prog: str = "agents.tournament") -> dict:
+    """The command (``python -m prog`` with ``argv``), commit and date that produce a
+    result, for its results file.
 
     ``commit`` is the checkout's ``git describe --always --dirty`` (None outside git),
     so a result made from uncommitted code says so.
@@ -114,7 +115,7 @@ def provenance(argv=None) -> dict:
                                 check=True).stdout.strip() or None
     except (OSError, subprocess.SubprocessError):
         commit = None
-    return {"command": shlex.join(["python", "-m", "agents.tournament", *args]),
+    return {"command": shlex.join(["python", "-m", prog, *args]),
             "commit": commit, "date": time.strftime("%Y-%m-%d")}
 
 

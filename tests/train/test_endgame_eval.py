@@ -3,6 +3,8 @@ as it plays, with the paired difference to the first."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -79,7 +81,11 @@ def test_the_command_prints_the_table_and_refuses_what_it_cannot_judge(files, ca
                  "1", "--json", str(tmp / "r.json")]) == 0
     out = capsys.readouterr().out
     assert f"{held.sum():,} informative positions (held-out games)" in out
-    assert "| `" + str(tmp / "b.pt") + "` |" in out and (tmp / "r.json").is_file()
+    assert "| `" + str(tmp / "b.pt") + "` |" in out
+    saved = json.loads((tmp / "r.json").read_text())  # the figures with what made them
+    assert [r["name"] for r in saved["rows"]] == [str(tmp / "a.pt"), str(tmp / "b.pt")]
+    assert saved["command"].startswith("python -m agents.endgame_eval ")
+    assert saved["command"].endswith("--json " + str(tmp / "r.json")) and "commit" in saved
     for args, message in [
             ([str(tmp / "nosplit.npz"), str(tmp / "a.pt")], "--all-rows judges on every"),
             ([str(tmp / "pos.npz"), str(tmp / "plain.pt")], "has no fitted end-game expert"),
