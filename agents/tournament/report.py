@@ -93,6 +93,19 @@ def _write_csv(path, rows):
         w.writerows(rows)
 
 
+def _label(spec: str, width: int = 32) -> str:
+    """An agent spec for a plot's axis: broken after its commas into lines of about
+    ``width`` characters, so that long specs (a checkpoint with its searches) fit."""
+    lines = [""]
+    for piece in spec.split(","):
+        if lines[-1] and len(lines[-1]) + len(piece) + 1 > width:
+            lines[-1] += ","
+            lines.append(piece)
+        else:
+            lines[-1] += ("," if lines[-1] else "") + piece
+    return "\n".join(lines)
+
+
 def _plot(out: str, s: Summary) -> None:
     import matplotlib
 
@@ -106,22 +119,21 @@ def _plot(out: str, s: Summary) -> None:
             rate[i, j] = t.wins / (t.wins + t.losses)
     fig, ax = plt.subplots(figsize=(1.2 * k + 3, 1.0 * k + 2))
     im = ax.imshow(rate, cmap="RdYlGn", vmin=0, vmax=1)
-    ax.set_xticks(range(k), s.specs, rotation=45, ha="right")
-    ax.set_yticks(range(k), s.specs)
+    labels = [_label(spec) for spec in s.specs]
+    ax.set_xticks(range(k), labels, rotation=45, ha="right")
+    ax.set_yticks(range(k), labels)
     for i, j in itertools.product(range(k), range(k)):
         if not np.isnan(rate[i, j]):
             ax.text(j, i, f"{100 * rate[i, j]:.0f}", ha="center", va="center")
     ax.set_title("win % of row agent against column agent (decided games)")
     fig.colorbar(im, ax=ax)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "heatmap.png"), dpi=110)
+    fig.savefig(os.path.join(out, "heatmap.png"), dpi=110, bbox_inches="tight")
     plt.close(fig)
     order = np.argsort(s.elo)
     fig, ax = plt.subplots(figsize=(7, 0.5 * k + 1.5))
     ax.errorbar(s.elo[order], range(k), xerr=1.96 * s.elo_se[order], fmt="o", capsize=4)
-    ax.set_yticks(range(k), [s.specs[i] for i in order])
+    ax.set_yticks(range(k), [labels[i] for i in order])
     ax.set_xlabel("Bradley-Terry rating (Elo scale, mean 0), 95% interval")
     ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "ratings.png"), dpi=110)
+    fig.savefig(os.path.join(out, "ratings.png"), dpi=110, bbox_inches="tight")
     plt.close(fig)

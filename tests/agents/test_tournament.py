@@ -364,3 +364,14 @@ def test_command_line_rejects_unknown_agent(tmp_path):
          "--out", str(tmp_path), "--no-progress"],
         cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert proc.returncode != 0 and "valid agents" in proc.stderr
+
+
+def test_plot_labels_break_long_specs_at_their_commas():
+    from agents.tournament.report import _label
+
+    spec = "ppo:path=checkpoints/ppo_2p_podkidnoy.pt,endgame_nodes=50000,pimc_talon=3"
+    lines = _label(spec).split("\n")
+    assert lines == ["ppo:path=checkpoints/ppo_2p_podkidnoy.pt,",
+                     "endgame_nodes=50000,pimc_talon=3"]
+    assert _label(spec, width=20).split("\n")[1:] == ["endgame_nodes=50000,", "pimc_talon=3"]
+    assert _label("expert") == "expert"
