@@ -121,11 +121,12 @@ def provenance(argv=None, prog: str = "agents.tournament") -> dict:
 
 def main(argv=None) -> Summary:
     args, rules, specs, out = _setup(argv)
+    made_by = provenance(argv)  # the code the games start with, whatever lands meanwhile
     t0 = time.time()
     results = run(rules, specs, args.games, args.seed, args.workers, not args.no_progress,
                   record=args.record, ray=args.ray)
     summary = summarize(specs, results)
-    config = {**provenance(argv), "agents": specs, "rules": rules.to_dict(), "games": args.games,
+    config = {**made_by, "agents": specs, "rules": rules.to_dict(), "games": args.games,
               "seed": args.seed, "workers": args.workers, "ray": args.ray, "played": len(results),
               "record": args.record, "seconds": round(time.time() - t0, 1)}
     print(f"{len(results)} games, {rules}, seed {args.seed}, {config['seconds']} s")
