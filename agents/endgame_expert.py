@@ -405,6 +405,7 @@ def main(argv=None) -> int:
 
     from .ppo import NetworkConfig, load_checkpoint, save_checkpoint
     from .ppo_config import ConfigError, load_config
+    from .tournament.cli import provenance
 
     ap = argparse.ArgumentParser(prog="python -m agents.endgame_expert",
                                  description=main.__doc__.split(":")[0].strip("`"))
@@ -486,12 +487,12 @@ def main(argv=None) -> int:
     except (FileNotFoundError, ValueError) as e:
         print(f"endgame_expert: error: {e}", file=sys.stderr)
         return 2
+    made_by = provenance(argv, "agents.endgame_expert")  # the code the stage starts with
     rep = run_stage(net, cfg.endgame, cfg.search, cfg.seed, cfg.env.num_threads,
                     progress=not args.no_progress, log=log, save_data=args.save_data,
                     start=not args.refit, prior=prior)
     rep["replaced"] = args.replace  # a fresh expert: no earlier fit trained it
-    rep["command"] = "python -m agents.endgame_expert " + " ".join(
-        sys.argv[1:] if argv is None else list(argv))
+    rep.update(made_by)
     if args.refit:  # the earlier fits stay on the record, oldest first
         rep["previous"] = [*data["endgame"].pop("previous", []), data["endgame"]] \
             if data.get("endgame") else []
@@ -500,12 +501,8 @@ def main(argv=None) -> int:
         "num_actions", "config")}
     extra["endgame"] = rep
     if "provenance" in extra:  # a shipped checkpoint: this command trained it too
-        import subprocess
-
-        commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"],
-                                capture_output=True, text=True).stdout.strip() or "unknown"
         extra["provenance"] = {"commands": [*extra["provenance"]["commands"], rep["command"]],
-                               "commit": commit}
+                               "commit": rep["commit"] or "unknown"}
     config = dict(data.get("config") or {}, network=vars(net.cfg).copy(),
                   endgame=vars(cfg.endgame).copy())
     save_checkpoint(args.out, net, None, config, extra)

@@ -381,6 +381,8 @@ def test_refit_goes_on_from_the_fitted_expert_and_can_take_over_larger_talons(tm
     new, data = load_checkpoint(tmp_path / "eg2.pt")
     assert new.endgame.active and new.endgame.talon == 2
     assert data["endgame"]["previous"] == [first]
+    assert data["endgame"]["command"].startswith("python -m agents.endgame_expert ")
+    assert {"commit", "date"} <= set(data["endgame"])  # what made the fit, beside it
     (r,) = data["endgame"]["rounds"]
     assert r["talon"] == 2 and set(r["by_talon"]) <= {"0", "1", "2"}
     # with a learning rate of 1e-9 the weights barely move: it went on from the fitted
