@@ -270,8 +270,9 @@ def _card_facts(name: str, data: dict) -> list[str]:
         f"updates) of the config's {cfg.get('ppo', {}).get('total_timesteps', 0):,}"
         + (f" + {ft:,} of fine-tuning" if (ft := cfg.get("endgame", {}).get(
             "finetune_timesteps", 0)) else "") + " |",
-        f"| wall time | {hours:.0f} minutes of training (imitation included, evaluations "
-        f"not) |",
+        f"| wall time | {hours:.0f} minutes of training (imitation"
+        + (" and the end-game stage" if _stage_timed(data, _evals(name)) else "")
+        + " included, evaluations not) |",
     ]
     if eg:
         ecfg, fits = cfg.get("endgame", {}), _fits(eg)
@@ -330,6 +331,29 @@ def _card_facts(name: str, data: dict) -> list[str]:
     return ["| | |", "|---|---|", *rows]
 
 
+def _evals(name: str) -> list[dict]:
+    """The committed evaluations of checkpoint ``name`` (none if it has no file)."""
+    path = ROOT / "checkpoints" / f"{name}_evals.jsonl"
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _stage_timed(data: dict, evals: list[dict]) -> bool:
+    """Whether the training clock (``elapsed``) of a checkpoint counts its end-game stage:
+    a stage run inside ``train.py`` (one fit) shows as a jump of at least its seconds
+    between the last evaluation before the fine-tuning and the first one in it."""
+    eg = data.get("endgame")
+    ft = data.get("config", {}).get("endgame", {}).get("finetune_timesteps", 0)
+    if not (eg and ft) or len(_fits(eg)) != 1:
+        return False
+    start = data.get("global_step", 0) - ft
+    done = [e for e in evals if e.get("detail")]
+    before = [e for e in done if e["global_step"] <= start]
+    after = [e for e in done if e["global_step"] > start]
+    return bool(before and after and after[0]["elapsed"] - before[-1]["elapsed"] >= eg["seconds"])
+
+
 def _finetune_note(name: str, evals: list[dict]) -> str:
     """For a checkpoint fine-tuned after its end-game stage: from which row on the table is
     the fine-tuning, and that the stage's own minutes are not in the minutes column."""
@@ -345,11 +369,14 @@ def _finetune_note(name: str, evals: list[dict]) -> str:
     if first is None:
         return ""
     fits = _fits(eg)
-    return (f"From update {first['update']} on, `{name}`'s rows are the PPO fine-tuning "
-            f"after the end-game stage (its expert fitted and frozen). The stage's own time "
-            f"is not in the minutes column ({_minutes(fits):.0f} minutes of labelling and fitting "
-            f"in the {len(fits)} fit(s) its report keeps, model card), so those rows do not "
-            f"time the recipe from scratch.")
+    head = (f"From update {first['update']} on, `{name}`'s rows are the PPO fine-tuning "
+            f"after the end-game stage (its expert fitted and frozen). ")
+    if _stage_timed(data, evals):
+        return head + (f"The minutes column includes the stage's {_minutes(fits):.0f} minutes "
+                       f"of labelling and fitting: the rows time the recipe from scratch.")
+    return head + (f"The stage's own time is not in the minutes column ({_minutes(fits):.0f} "
+                   f"minutes of labelling and fitting in the {len(fits)} fit(s) its report "
+                   f"keeps, model card), so those rows do not time the recipe from scratch.")
 
 
 def strength_section() -> str:
@@ -358,10 +385,8 @@ def strength_section() -> str:
 
     parts = []
     for name in CHECKPOINTS:
-        path = ROOT / "checkpoints" / f"{name}_evals.jsonl"
-        if not path.is_file():
+        if not (evals := _evals(name)):
             continue
-        evals = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
         parts += [f"`{name}` (`checkpoints/{name}_evals.jsonl`):\n",
                   table([e for e in evals if e.get("detail")],
                         ["random", "expert_rules", "expert"]) + "\n"]
@@ -581,7 +606,9 @@ def endgame_section() -> str:
         if not rep:
             continue
         fits = _fits(rep)
-        commands += [f"`{name}`: `{f['command']}`" for f in fits]
+        commands += [f"`{name}`: `{f['command']}`" if f.get("command") else
+                     f"`{name}`: the end-game stage of its training run (model card, trained by)"
+                     for f in fits]
         notes += [f"`{name}` fit {k}: its positions include {f['prior_positions']:,} solved in "
                   f"other runs and read back with `--data`" + (
                       f"; {redrawn:,} of them came from a file without its held-out split, "

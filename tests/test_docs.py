@@ -78,3 +78,20 @@ def test_mkdocs_build_strict(tmp_path):
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
     assert proc.returncode == 0, f"mkdocs build --strict failed:\n{proc.stdout}\n{proc.stderr}"
     assert (tmp_path / "site" / "api" / "durak_env" / "index.html").exists()
+
+
+def test_stage_timed_tells_one_command_runs_from_chained_fits():
+    """The training clock counts an end-game stage run inside train.py (its seconds show
+    as a jump in ``elapsed`` where the fine-tuning starts), not fits run apart from it."""
+    data = {"global_step": 300, "config": {"endgame": {"finetune_timesteps": 100}},
+            "endgame": {"seconds": 50.0}}
+    evals = [{"global_step": 100, "elapsed": 10.0, "detail": {"random": {}}},
+             {"global_step": 200, "elapsed": 20.0, "detail": {"random": {}}},
+             {"global_step": 250, "elapsed": 75.0, "detail": {"random": {}}}]
+    assert gen_docs._stage_timed(data, evals)
+    evals[2]["elapsed"] = 30.0  # the stage ran apart: the clock went on from where PPO stopped
+    assert not gen_docs._stage_timed(data, evals)
+    evals[2]["elapsed"] = 75.0
+    data["endgame"]["previous"] = [{"seconds": 5.0}]  # refitted later, apart from the run
+    assert not gen_docs._stage_timed(data, evals)
+    assert not gen_docs._stage_timed({**data, "endgame": None}, evals)
