@@ -251,11 +251,18 @@ class PPONet(nn.Module):
         return torch.where(valid, logits, torch.full_like(logits, NEG))
 
     def policy_logits(self, x: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor,
-                      hidden: torch.Tensor | None = None) -> torch.Tensor:
+                      hidden: torch.Tensor | None = None,
+                      renamed: tuple[torch.Tensor, torch.Tensor] | None = None) -> torch.Tensor:
         """Logits ``[B, W]`` of the listed action ids for observations ``x``: the main
         head's, and the end-game expert's where it plays (``hidden``: the main trunk's
-        output of ``x``, if already computed)."""
-        logits = self.legal_logits(self.trunk(x) if hidden is None else hidden, ids, valid)
+        output of ``x``, if already computed). With ``renamed`` (``renamings``), the main
+        head plays the mean of its log-probabilities under those suit renamings (at play
+        time: ``PPOAgent``'s ``symmetries``)."""
+        if renamed is None:
+            logits = self.legal_logits(self.trunk(x) if hidden is None else hidden, ids, valid)
+        else:
+            logits = renamed_mean(lambda xs, ids_s, valid_s: self.legal_logits(
+                self.trunk(xs), ids_s, valid_s), x, ids, valid, *renamed)
         if self.endgame is not None and self.endgame.active:
             rows = torch.nonzero(self.endgame.plays(x)).squeeze(1)
             if len(rows):
@@ -335,12 +342,9 @@ class EndgameExpert(nn.Module):
         self.register_buffer("_active", torch.zeros((), dtype=torch.bool))
         n = net.cfg.endgame_symmetries
         if n > 1:  # derived from the rules, so not saved with the weights
-            sym = SuitSymmetry(net.rules)
-            k = np.arange(n) * len(sym) // n
-            self.register_buffer("_sym_obs", torch.from_numpy(sym.obs_index[k]),
-                                 persistent=False)
-            self.register_buffer("_sym_actions", torch.from_numpy(sym.action_map[k]),
-                                 persistent=False)
+            sym_obs, sym_actions = renamings(net.rules, n)
+            self.register_buffer("_sym_obs", sym_obs, persistent=False)
+            self.register_buffer("_sym_actions", sym_actions, persistent=False)
         else:
             self._sym_obs = self._sym_actions = None
 
@@ -381,15 +385,33 @@ class EndgameExpert(nn.Module):
         if self._sym_obs is None or (  # plain, or being fitted
                 self.training and any(p.requires_grad for p in self.parameters())):
             return net.legal_logits(self.trunk(x), ids, valid, self.actor, self.pair_bias)
-        b, n = len(x), len(self._sym_obs)
-        xs = torch.gather(x.unsqueeze(0).expand(n, -1, -1), 2,
-                          self._sym_obs.unsqueeze(1).expand(-1, b, -1)).reshape(n * b, -1)
-        ids_s = torch.gather(self._sym_actions, 1, ids.reshape(1, -1).expand(n, -1))
-        valid_s = valid.repeat(n, 1)
-        logits = net.legal_logits(self.trunk(xs), ids_s.reshape(n * b, -1), valid_s,
-                                  self.actor, self.pair_bias)
-        logp = torch.log_softmax(logits, 1).reshape(n, b, -1).mean(0)
-        return torch.where(valid, logp, torch.full_like(logp, NEG))
+        return renamed_mean(lambda xs, ids_s, valid_s: net.legal_logits(
+            self.trunk(xs), ids_s, valid_s, self.actor, self.pair_bias),
+            x, ids, valid, self._sym_obs, self._sym_actions)
+
+
+def renamings(rules: Rules, n: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The observation gather indices ``[n, obs]`` and action maps ``[n, actions]`` of
+    ``n`` suit renamings (``durak_env.symmetry``): the identity first, spread over the 24."""
+    sym = SuitSymmetry(rules)
+    k = np.arange(n) * len(sym) // n
+    return torch.from_numpy(sym.obs_index[k]), torch.from_numpy(sym.action_map[k])
+
+
+def renamed_mean(head, x: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor,
+                 sym_obs: torch.Tensor, sym_actions: torch.Tensor) -> torch.Tensor:
+    """The mean of the log-probabilities ``head(x, ids, valid)`` gives under each suit
+    renaming of the observations and the listed ids (``renamings``); padding gets ``NEG``.
+
+    ``head`` maps observations ``[B, obs]``, listed ids ``[B, W]`` and their padding mask
+    to logits ``[B, W]``; all renamings go through it as one batch."""
+    b, n = len(x), len(sym_obs)
+    xs = torch.gather(x.unsqueeze(0).expand(n, -1, -1), 2,
+                      sym_obs.unsqueeze(1).expand(-1, b, -1)).reshape(n * b, -1)
+    ids_s = torch.gather(sym_actions, 1, ids.reshape(1, -1).expand(n, -1))
+    logits = head(xs, ids_s.reshape(n * b, -1), valid.repeat(n, 1))
+    logp = torch.log_softmax(logits, 1).reshape(n, b, -1).mean(0)
+    return torch.where(valid, logp, torch.full_like(logp, NEG))
 
 
 # ---------------------------------------------------------------- checkpoints
@@ -463,13 +485,17 @@ class PPOAgent(Agent):
             ``pimc_samples`` random deals, ``pimc_nodes`` nodes per move) and play the
             policy's favourite among the best (needs ``endgame_nodes``; 0: off). Both
             searches are ``agents.pimc.searched_move``, as ``expert`` plays them.
+        symmetries: the main head plays the mean of its log-probabilities under this
+            many suit renamings of the position (1 to 24, the identity first; 1: as
+            trained). No search: the same network, shown each renaming at once, as the
+            end-game expert's ``network.endgame_symmetries`` does for the expert.
     """
 
     name = "ppo"
 
     def __init__(self, rules: Rules | None = None, *, path: str = "", greedy: bool = True,
                  endgame_nodes: int = 0, pimc_talon: int = 0, pimc_samples: int = 16,
-                 pimc_nodes: int = 1000):
+                 pimc_nodes: int = 1000, symmetries: int = 1):
         if not path:
             raise ValueError("PPOAgent needs path=CHECKPOINT (spec 'ppo:PATH')")
         if rules is not None and not isinstance(rules, Rules):
@@ -480,7 +506,11 @@ class PPOAgent(Agent):
                 raise ValueError(f"{key} must be an integer >= 0, got {value!r}")
         if pimc_talon > 0 and endgame_nodes == 0:
             raise ValueError("pimc_talon needs the end-game solver: set endgame_nodes > 0")
+        if not isinstance(symmetries, (int, np.integer)) or not 1 <= symmetries <= 24:
+            raise ValueError(f"symmetries must be an integer from 1 to 24, got {symmetries!r}")
         self.net, self.checkpoint = load_checkpoint(path, rules)
+        self.symmetries = int(symmetries)
+        self._renamed = renamings(self.net.rules, self.symmetries) if symmetries > 1 else None
         self.rules = self.net.rules
         self.greedy = bool(greedy)
         self.path = str(path)
@@ -540,9 +570,11 @@ class PPOAgent(Agent):
             raise ValueError("an action mask has no legal action")
         valid = legal_valid(torch.from_numpy(counts), ids.shape[1])
         x = torch.as_tensor(np.ascontiguousarray(obs), dtype=torch.float32)
-        return ids, counts, self.net.policy_logits(x, torch.from_numpy(ids), valid).numpy()
+        return ids, counts, self.net.policy_logits(x, torch.from_numpy(ids), valid,
+                                                   renamed=self._renamed).numpy()
 
     def __repr__(self) -> str:
         search = "" if self._solver is None else (
             f", endgame_nodes={self._solver.max_nodes}, pimc_talon={self.pimc_talon}")
-        return f"PPOAgent({self.path!r}, greedy={self.greedy}{search})"
+        sym = f", symmetries={self.symmetries}" if self.symmetries > 1 else ""
+        return f"PPOAgent({self.path!r}, greedy={self.greedy}{search}{sym})"

@@ -589,3 +589,42 @@ def test_collect_keeps_both_seats_and_sampled_play_is_seeded():
     e = collect(net, rules, EndgameConfig(games=24, collect_min_talon=1), seed=6)
     assert np.array_equal(e["obs"], a["obs"][talon >= 1])
     assert np.array_equal(e["game"], a["game"][talon >= 1])
+
+
+def test_agent_symmetries_average_the_main_head_and_leave_the_expert_as_it_plays(tmp_path):
+    rules = Rules()
+    net = _active_expert(rules, 4)
+    obs, ids, counts = _positions(rules, games=16, steps=120)
+    eg = net.endgame.plays(obs)
+    assert eg.any() and (~eg).any()
+    save_checkpoint(tmp_path / "net.pt", net)
+    mask = np.zeros((len(obs), net.layout.n), bool)
+    for r in range(len(obs)):
+        mask[r, ids[r, :counts[r]]] = True
+    plain = PPOAgent(rules, path=str(tmp_path / "net.pt"))
+    agent = PPOAgent(rules, path=str(tmp_path / "net.pt"), symmetries=24)
+    _, _, got = agent._legal_logits(obs, mask)
+    ids_a, _, base = plain._legal_logits(obs, mask)
+    assert np.array_equal(ids_a, ids)
+    valid = legal_valid(torch.from_numpy(counts), ids.shape[1])
+    main_only = PPONet(rules, NetworkConfig(hidden=[64]))  # the main trunk and head alone
+    main_only.load_state_dict({k: v for k, v in net.state_dict().items()
+                               if not k.startswith("endgame.")})
+    logp = [torch.log_softmax(torch.from_numpy(_logits(main_only, *_renamed(rules, k, obs, ids),
+                                                       counts)), 1) for k in range(24)]
+    want = torch.where(valid, torch.stack(logp).mean(0), torch.full_like(logp[0], -1e9))
+    assert np.allclose(got[~eg], want.numpy()[~eg], atol=1e-4)
+    assert np.array_equal(got[eg], base[eg])  # the expert plays as its own setting says
+    # the main head's log-probabilities no longer depend on the names of the suits
+    o, i = _renamed(rules, 11, obs, ids)
+    renamed_mask = np.zeros_like(mask)
+    for r in range(len(obs)):
+        renamed_mask[r, i[r, :counts[r]]] = True
+    ids_r, _, got_r = agent._legal_logits(o, renamed_mask)
+    for r in np.flatnonzero(~eg):  # the agent lists legal ids in id order: match them up
+        at = {a: j for j, a in enumerate(ids_r[r, :counts[r]])}
+        back = [at[a] for a in i[r, :counts[r]]]
+        assert np.allclose(got_r[r, back], got[r, :counts[r]], atol=1e-4)
+    for bad in (0, 25, 1.5):
+        with pytest.raises(ValueError, match="symmetries must be an integer from 1 to 24"):
+            PPOAgent(rules, path=str(tmp_path / "net.pt"), symmetries=bad)
