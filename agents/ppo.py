@@ -40,7 +40,7 @@ from .view import fast_decode
 
 CHECKPOINT_FORMAT = 1
 NEG = -1e9  # logit of an illegal (padding) entry
-PLAY_SETTINGS = ("endgame_symmetries",)
+PLAY_SETTINGS = ("endgame_symmetries", "policy_symmetries")
 """``NetworkConfig`` fields that hold no weights: a trained checkpoint may change them
 (``agents.finetune``, ``scripts/ship_checkpoint.py --set``)."""
 
@@ -75,6 +75,11 @@ class NetworkConfig:
     log-probabilities the end-game expert averages when it plays (not while it is being
     fitted, which shows each position under one random renaming). More average out more
     of the expert's fitting noise, at that many times its cost per end-game move."""
+    policy_symmetries: int = 1
+    """Suit renamings (1 to 24, the identity first) whose log-probabilities the main head
+    averages when it plays as an agent (``PPOAgent``, whose ``symmetries`` overrides it).
+    Never in training: the rollouts and the PPO update see the main head as it is, so the
+    update reproduces the log-probabilities the rollouts sampled with."""
 
     def validate(self) -> None:
         if not self.hidden or any(not isinstance(h, int) or h < 1 for h in self.hidden):
@@ -112,6 +117,10 @@ class NetworkConfig:
         if n > 1 and self.endgame_talon is None:
             raise ValueError("network.endgame_symmetries averages the end-game expert: set "
                              "network.endgame_talon too")
+        n = self.policy_symmetries
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 24:
+            raise ValueError(f"network.policy_symmetries must be an int from 1 to 24, "
+                             f"got {n!r}")
 
 
 # ---------------------------------------------------------------- masks as legal lists
@@ -488,14 +497,15 @@ class PPOAgent(Agent):
         symmetries: the main head plays the mean of its log-probabilities under this
             many suit renamings of the position (1 to 24, the identity first; 1: as
             trained). No search: the same network, shown each renaming at once, as the
-            end-game expert's ``network.endgame_symmetries`` does for the expert.
+            end-game expert's ``network.endgame_symmetries`` does for the expert. None
+            (default): the checkpoint's ``network.policy_symmetries``.
     """
 
     name = "ppo"
 
     def __init__(self, rules: Rules | None = None, *, path: str = "", greedy: bool = True,
                  endgame_nodes: int = 0, pimc_talon: int = 0, pimc_samples: int = 16,
-                 pimc_nodes: int = 1000, symmetries: int = 1):
+                 pimc_nodes: int = 1000, symmetries: int | None = None):
         if not path:
             raise ValueError("PPOAgent needs path=CHECKPOINT (spec 'ppo:PATH')")
         if rules is not None and not isinstance(rules, Rules):
@@ -506,11 +516,14 @@ class PPOAgent(Agent):
                 raise ValueError(f"{key} must be an integer >= 0, got {value!r}")
         if pimc_talon > 0 and endgame_nodes == 0:
             raise ValueError("pimc_talon needs the end-game solver: set endgame_nodes > 0")
-        if not isinstance(symmetries, (int, np.integer)) or not 1 <= symmetries <= 24:
+        if symmetries is not None and (isinstance(symmetries, bool) or not isinstance(
+                symmetries, (int, np.integer)) or not 1 <= symmetries <= 24):
             raise ValueError(f"symmetries must be an integer from 1 to 24, got {symmetries!r}")
         self.net, self.checkpoint = load_checkpoint(path, rules)
-        self.symmetries = int(symmetries)
-        self._renamed = renamings(self.net.rules, self.symmetries) if symmetries > 1 else None
+        self.symmetries = int(self.net.cfg.policy_symmetries if symmetries is None
+                              else symmetries)
+        self._renamed = (renamings(self.net.rules, self.symmetries) if self.symmetries > 1
+                         else None)
         self.rules = self.net.rules
         self.greedy = bool(greedy)
         self.path = str(path)

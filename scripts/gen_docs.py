@@ -253,7 +253,10 @@ def _card_facts(name: str, data: dict) -> list[str]:
         f"| config | `configs/{name}.yaml`; the run's resolved config: `checkpoints/{name}.yaml` |",
         f"| rules | {_rules_text(data['rules'])} |",
         f"| network | MLP {'-'.join(map(str, net['hidden']))}, {net['activation']}, "
-        f"{net['head']} head; value head on {critic} |",
+        f"{net['head']} head; value head on {critic}"
+        + (f"; it plays the mean of its log-probabilities over {n} suit renamings of each "
+           f"position (`network.policy_symmetries`, at play time only)"
+           if (n := net.get("policy_symmetries", 1)) > 1 else "") + " |",
     ]
     eg = data.get("endgame")
     if im:
@@ -327,7 +330,8 @@ def _card_facts(name: str, data: dict) -> list[str]:
     prov = data.get("provenance")
     if prov:
         cmds = "; then ".join(f"`{c}`" for c in prov["commands"]) or "not recorded"
-        rows.append(f"| trained by | {cmds} (shipped at commit `{prov['commit']}`) |")
+        later = "".join(f"; play settings changed at commit `{c}`" for c in prov.get("updated", []))
+        rows.append(f"| trained by | {cmds} (shipped at commit `{prov['commit']}`{later}) |")
     return ["| | |", "|---|---|", *rows]
 
 

@@ -15,6 +15,8 @@ Copies what the model card (``checkpoints/README.md``, rendered by
 ``--set network.endgame_symmetries=N`` ships the checkpoint with a network setting that
 holds no weights changed (in the checkpoint and in ``NAME.yaml``); the model card then
 lists this command after the ones that trained it.
+``python scripts/ship_checkpoint.py --update NAME --set ...`` changes such a setting of
+a checkpoint already shipped (its weights, evaluations and curves stay as they are).
 """
 
 from __future__ import annotations
@@ -71,10 +73,49 @@ def _commit() -> str:
     return out.stdout.strip() or "unknown"
 
 
+def update(name: str, settings: dict, pairs: list[str]) -> None:
+    """Change play settings (``play_settings``) of the shipped ``checkpoints/NAME.pt`` and
+    of ``NAME.yaml``; the provenance lists the command and the commit it ran at.
+
+    Raises:
+        FileNotFoundError: no such checkpoint.
+        ValueError: a setting the network refuses.
+    """
+    import torch
+    import yaml
+
+    from agents.ppo import NetworkConfig
+
+    path = ROOT / "checkpoints" / f"{name}.pt"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} does not exist")
+    data = torch.load(path, map_location="cpu", weights_only=False)
+    NetworkConfig(**{**data["network"], **settings}).validate()
+    data["network"].update(settings)
+    data["config"]["network"].update(settings)
+    prov = data.setdefault("provenance", {"commands": [], "commit": "unknown"})
+    prov["commands"].append(shlex.join(["python", "scripts/ship_checkpoint.py", "--update",
+                                        name, *(f"--set={s}" for s in pairs)]))
+    prov["updated"] = [*prov.get("updated", []), _commit()]
+    tmp = path.with_suffix(".pt.tmp")
+    torch.save(data, tmp)
+    tmp.replace(path)
+    cfg_path = ROOT / "checkpoints" / f"{name}.yaml"
+    if cfg_path.is_file():
+        cfg = yaml.safe_load(cfg_path.read_text())
+        cfg["network"].update(settings)
+        cfg_path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    print(f"updated checkpoints/{name}.pt: " + ", ".join(f"{k}={v}" for k, v in settings.items())
+          + "; now run python scripts/gen_docs.py")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("run", help="training run directory")
-    ap.add_argument("name", help="checkpoint name, e.g. ppo_2p_podkidnoy")
+    ap.add_argument("run", nargs="?", help="training run directory")
+    ap.add_argument("name", nargs="?", help="checkpoint name, e.g. ppo_2p_podkidnoy")
+    ap.add_argument("--update", metavar="NAME",
+                    help="change the --set settings of the shipped checkpoints/NAME.pt "
+                         "(no run directory)")
     ap.add_argument("--latest", action="store_true", help="ship latest.pt instead of final.pt")
     ap.add_argument("--command", action="append", default=[], metavar="CMD",
                     help="a command that trained the run, in order (repeat for --resume steps)")
@@ -89,6 +130,19 @@ def main(argv=None) -> int:
         settings = play_settings(args.set)
     except ValueError as e:
         ap.error(str(e))
+    if args.update:
+        if args.run or args.name:
+            ap.error("--update NAME takes no run directory")
+        if not settings:
+            ap.error("--update needs at least one --set")
+        try:
+            update(args.update, settings, args.set)
+        except (FileNotFoundError, ValueError) as e:
+            print(f"ship_checkpoint: error: {e}", file=sys.stderr)
+            return 2
+        return 0
+    if not (args.run and args.name):
+        ap.error("give RUN_DIR and NAME (or --update NAME)")
     import torch
 
     from agents.ppo import NetworkConfig

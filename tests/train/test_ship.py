@@ -36,3 +36,82 @@ def test_a_bad_setting_does_not_build_a_network(tmp_path):
     torch.save(data, tmp_path / "b.pt")
     with pytest.raises(ValueError, match="endgame_symmetries must be an int from 1 to 24"):
         load_checkpoint(tmp_path / "b.pt")
+
+
+def _shipped(root, name="net", **network):
+    """A small checkpoint shipped under ``root/checkpoints`` with its resolved config."""
+    import yaml
+
+    from agents.ppo import NetworkConfig, PPONet, save_checkpoint
+    from durak_env import Rules
+
+    (root / "checkpoints").mkdir()
+    net = PPONet(Rules(), NetworkConfig(hidden=[16], **network))
+    config = {"network": {"hidden": [16], **network}}
+    save_checkpoint(root / "checkpoints" / f"{name}.pt", net, None, config,
+                    {"provenance": {"commands": ["python train.py"], "commit": "abc"}})
+    (root / "checkpoints" / f"{name}.yaml").write_text(yaml.safe_dump(config))
+    return root / "checkpoints" / f"{name}.pt"
+
+
+def test_update_changes_the_play_setting_of_a_shipped_checkpoint(tmp_path, monkeypatch):
+    import yaml
+
+    from agents.ppo import PPOAgent
+
+    path = _shipped(tmp_path)
+    weights = torch.load(path, weights_only=False)["model"]
+    monkeypatch.setattr(ship_checkpoint, "ROOT", tmp_path)
+    assert ship_checkpoint.main(["--update", "net", "--set", "network.policy_symmetries=6"]) == 0
+    data = torch.load(path, weights_only=False)
+    assert data["network"]["policy_symmetries"] == 6
+    assert data["config"]["network"]["policy_symmetries"] == 6
+    assert all(torch.equal(weights[k], data["model"][k]) for k in weights)
+    assert data["provenance"]["commands"] == [
+        "python train.py",
+        "python scripts/ship_checkpoint.py --update net --set=network.policy_symmetries=6"]
+    assert data["provenance"]["commit"] == "abc" and len(data["provenance"]["updated"]) == 1
+    cfg = yaml.safe_load((tmp_path / "checkpoints" / "net.yaml").read_text())
+    assert cfg["network"] == {"hidden": [16], "policy_symmetries": 6}
+    assert PPOAgent(path=str(path)).symmetries == 6  # the agent plays the shipped setting
+    assert PPOAgent(path=str(path), symmetries=1).symmetries == 1  # unless told otherwise
+
+
+def test_update_refuses_bad_input_and_leaves_the_checkpoint(tmp_path, monkeypatch, capsys):
+    path = _shipped(tmp_path)
+    before = path.read_bytes()
+    monkeypatch.setattr(ship_checkpoint, "ROOT", tmp_path)
+    assert ship_checkpoint.main(["--update", "net", "--set",
+                                 "network.policy_symmetries=30"]) == 2
+    assert "policy_symmetries must be an int from 1 to 24" in capsys.readouterr().err
+    assert ship_checkpoint.main(["--update", "nope", "--set",
+                                 "network.policy_symmetries=6"]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    for argv, msg in ((["--update", "net"], "needs at least one --set"),
+                      (["run", "--update", "net", "--set", "network.policy_symmetries=6"],
+                       "takes no run directory"),
+                      (["run"], "give RUN_DIR and NAME")):
+        with pytest.raises(SystemExit):
+            ship_checkpoint.main(argv)
+        assert msg in capsys.readouterr().err
+    assert path.read_bytes() == before
+
+
+def test_policy_symmetries_stay_out_of_training():
+    """The rollouts and the update see the main head as trained; only the agent averages."""
+    from agents.ppo import NetworkConfig, PPONet, legal_lists, legal_valid
+    from durak_env import Rules, VectorEnv
+
+    rules = Rules()
+    plain = PPONet(rules, NetworkConfig(hidden=[32]))
+    sym = PPONet(rules, NetworkConfig(hidden=[32], policy_symmetries=6))
+    sym.load_state_dict(plain.state_dict())
+    env = VectorEnv(rules, num_envs=64, seed=3)
+    obs, info = env.reset()
+    ids, counts = legal_lists(info["action_mask"].astype(bool))
+    valid = legal_valid(torch.from_numpy(counts), ids.shape[1])
+    x, i = torch.as_tensor(obs, dtype=torch.float32), torch.from_numpy(ids)
+    action = torch.zeros(len(obs), dtype=torch.long)
+    _, lp_plain, _, _ = plain.get_action_and_value(x, i, valid, action)
+    _, lp_sym, _, _ = sym.get_action_and_value(x, i, valid, action)
+    assert torch.equal(lp_plain, lp_sym)
