@@ -33,6 +33,8 @@ RESULTS = ROOT / "docs" / "results"
 TITLES = {
     "2p_heuristics": "Two players: the heuristics",
     "2p_ppo": "Two players: the PPO policy alone",
+    "2p_ppo_symmetries": "Two players: the PPO policy averaged over 6 suit renamings against "
+                         "itself as trained",
     "2p_ppo_solver": "Two players: the PPO policy with the exact end-game solver only",
     "2p_ppo_searches": "Two players: the PPO policy with the exact searches",
     "2p_ppo_searches_wider": "Two players: the PPO policy with wider sampled searches",
@@ -445,7 +447,12 @@ def model_cards(results: dict[str, dict]) -> str:
         for n in sets:
             res = results[n]
             if res["config"]["rules"]["num_players"] == 2:
-                pairs = [p for p in res["pairs"] if _uses(p["agent"], name)]
+                pairs = []
+                for p in res["pairs"]:  # two settings of one checkpoint: the first row only
+                    if _uses(p["agent"], name) and not any(
+                            (q["agent"], q["opponent"]) == (p["opponent"], p["agent"])
+                            for q in pairs):
+                        pairs.append(p)
                 parts.append(pair_table(pairs) + "\n")
             else:
                 parts.append(agent_table(res) + "\n")
