@@ -45,6 +45,12 @@ PLAY_SETTINGS = ("endgame_symmetries", "policy_symmetries")
 (``agents.finetune``, ``scripts/ship_checkpoint.py --set``)."""
 
 
+def check_symmetries(name: str, n) -> None:
+    """Raise ValueError unless ``n`` is a number of suit renamings: an int from 1 to 24."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= 24:
+        raise ValueError(f"{name} must be an int from 1 to 24, got {n!r}")
+
+
 @dataclass
 class NetworkConfig:
     """The policy/value network (an MLP trunk shared by both heads)."""
@@ -110,17 +116,11 @@ class NetworkConfig:
         if self.endgame_hidden is not None and self.endgame_talon is None:
             raise ValueError("network.endgame_hidden shapes the end-game expert: set "
                              "network.endgame_talon too")
-        n = self.endgame_symmetries
-        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 24:
-            raise ValueError(f"network.endgame_symmetries must be an int from 1 to 24, "
-                             f"got {n!r}")
-        if n > 1 and self.endgame_talon is None:
+        check_symmetries("network.endgame_symmetries", self.endgame_symmetries)
+        check_symmetries("network.policy_symmetries", self.policy_symmetries)
+        if self.endgame_symmetries > 1 and self.endgame_talon is None:
             raise ValueError("network.endgame_symmetries averages the end-game expert: set "
                              "network.endgame_talon too")
-        n = self.policy_symmetries
-        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 24:
-            raise ValueError(f"network.policy_symmetries must be an int from 1 to 24, "
-                             f"got {n!r}")
 
 
 # ---------------------------------------------------------------- masks as legal lists

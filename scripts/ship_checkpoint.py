@@ -73,6 +73,31 @@ def _commit() -> str:
     return out.stdout.strip() or "unknown"
 
 
+def apply_settings(data: dict, settings: dict, command: str, cfg_src: Path,
+                   cfg_out: Path) -> None:
+    """Set play settings in checkpoint ``data`` (its network and config), list ``command``
+    in its provenance, and write the config of ``cfg_src`` with them to ``cfg_out``.
+
+    Raises:
+        ValueError: a setting the network refuses (nothing changed).
+    """
+    import yaml
+
+    from agents.ppo import NetworkConfig
+
+    NetworkConfig(**{**data["network"], **settings}).validate()
+    data["network"].update(settings)
+    data["config"]["network"].update(settings)
+    data["provenance"]["commands"].append(command)
+    cfg = yaml.safe_load(cfg_src.read_text())
+    cfg["network"].update(settings)
+    cfg_out.write_text(yaml.safe_dump(cfg, sort_keys=False))
+
+
+def _set_args(pairs: list[str]) -> list[str]:
+    return [f"--set={s}" for s in pairs]
+
+
 def update(name: str, settings: dict, pairs: list[str]) -> None:
     """Change play settings (``play_settings``) of the shipped ``checkpoints/NAME.pt`` and
     of ``NAME.yaml``; the provenance lists the command and the commit it ran at.
@@ -82,29 +107,20 @@ def update(name: str, settings: dict, pairs: list[str]) -> None:
         ValueError: a setting the network refuses.
     """
     import torch
-    import yaml
 
-    from agents.ppo import NetworkConfig
+    from durak_env.atomic import atomic_write
 
     path = ROOT / "checkpoints" / f"{name}.pt"
     if not path.is_file():
         raise FileNotFoundError(f"{path} does not exist")
     data = torch.load(path, map_location="cpu", weights_only=False)
-    NetworkConfig(**{**data["network"], **settings}).validate()
-    data["network"].update(settings)
-    data["config"]["network"].update(settings)
-    prov = data.setdefault("provenance", {"commands": [], "commit": "unknown"})
-    prov["commands"].append(shlex.join(["python", "scripts/ship_checkpoint.py", "--update",
-                                        name, *(f"--set={s}" for s in pairs)]))
-    prov["updated"] = [*prov.get("updated", []), _commit()]
-    tmp = path.with_suffix(".pt.tmp")
-    torch.save(data, tmp)
-    tmp.replace(path)
-    cfg_path = ROOT / "checkpoints" / f"{name}.yaml"
-    if cfg_path.is_file():
-        cfg = yaml.safe_load(cfg_path.read_text())
-        cfg["network"].update(settings)
-        cfg_path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    data.setdefault("provenance", {"commands": [], "commit": "unknown"})
+    cfg = path.with_suffix(".yaml")
+    apply_settings(data, settings, shlex.join(["python", "scripts/ship_checkpoint.py",
+                                               "--update", name, *_set_args(pairs)]), cfg, cfg)
+    data["provenance"]["updated"] = [*data["provenance"].get("updated", []), _commit()]
+    with atomic_write(path, binary=True) as f:
+        torch.save(data, f)
     print(f"updated checkpoints/{name}.pt: " + ", ".join(f"{k}={v}" for k, v in settings.items())
           + "; now run python scripts/gen_docs.py")
 
@@ -148,6 +164,7 @@ def main(argv=None) -> int:
     from agents.ppo import NetworkConfig
     from agents.ppo_plot import plot_run
     from agents.strength import main as strength
+    from durak_env.atomic import atomic_write
 
     run = Path(args.run)
     src = run / "checkpoints" / ("latest.pt" if args.latest else "final.pt")
@@ -162,29 +179,20 @@ def main(argv=None) -> int:
     if (run / "endgame.json").is_file():
         data["endgame"] = json.loads((run / "endgame.json").read_text())
     data["machine"] = machine()
-    commands = list(args.command)
-    if settings:
-        data["network"].update(settings)
-        data["config"]["network"].update(settings)
-        commands.append(shlex.join(["python", "scripts/ship_checkpoint.py", "RUN_DIR", args.name,
-                                    *(f"--set={s}" for s in args.set)]))
-    data["provenance"] = {"commands": commands, "commit": _commit()}
+    data["provenance"] = {"commands": list(args.command), "commit": _commit()}
+    out = ROOT / "checkpoints"
     try:
+        if settings:
+            apply_settings(data, settings, shlex.join(
+                ["python", "scripts/ship_checkpoint.py", "RUN_DIR", args.name,
+                 *_set_args(args.set)]), run / "config.yaml", out / f"{args.name}.yaml")
         NetworkConfig(**data["network"]).validate()
     except ValueError as e:
         ap.error(str(e))
-    out = ROOT / "checkpoints"
-    tmp = out / f"{args.name}.pt.tmp"
-    torch.save(data, tmp)
-    tmp.replace(out / f"{args.name}.pt")
-    if settings:
-        import yaml
-
-        cfg = yaml.safe_load((run / "config.yaml").read_text())
-        cfg["network"].update(settings)
-        (out / f"{args.name}.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
-    else:
+    if not settings:
         shutil.copy(run / "config.yaml", out / f"{args.name}.yaml")
+    with atomic_write(out / f"{args.name}.pt", binary=True) as f:
+        torch.save(data, f)
     shutil.copy(run / "evals.jsonl", out / f"{args.name}_evals.jsonl")
     strength([str(run), "--out", str(out / f"{args.name}_strength.png")])
     # a run of agents.finetune logged the fine-tuning only: the PPO curves already shipped stay
