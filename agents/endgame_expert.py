@@ -450,6 +450,12 @@ def main(argv=None) -> int:
               f"network.endgame_hidden={old.cfg.endgame_hidden}, and the config asks for "
               f"{cfg.network.endgame_hidden} (--replace fits a new one)", file=sys.stderr)
         return 2
+    if args.refit and cfg.network.endgame_pack_ranks != old.cfg.endgame_pack_ranks:
+        print(f"endgame_expert: error: --refit goes on from the fitted expert, of "
+              f"network.endgame_pack_ranks={old.cfg.endgame_pack_ranks}, and the config asks "
+              f"for {cfg.network.endgame_pack_ranks} (--replace fits a new one)",
+              file=sys.stderr)
+        return 2
     if args.refit and not fitted:
         print(f"endgame_expert: error: --refit needs a fitted end-game expert, and "
               f"{args.checkpoint} has none", file=sys.stderr)
@@ -459,7 +465,8 @@ def main(argv=None) -> int:
               f"{cfg.network.endgame_talon} would stop the expert playing the talons up to "
               f"{old.endgame.talon} it was fitted for", file=sys.stderr)
         return 2
-    own = ("endgame_talon", "endgame_hidden", *PLAY_SETTINGS)  # the stage may change them
+    own = ("endgame_talon", "endgame_hidden", "endgame_pack_ranks",
+           *PLAY_SETTINGS)  # the stage may change them
     want = dict(vars(old.cfg), **{k: getattr(cfg.network, k) for k in own})
     if {k: v for k, v in want.items() if k not in own} != {
             k: v for k, v in vars(cfg.network).items() if k not in own}:

@@ -31,7 +31,7 @@ from durak_env.actions import K_BEAT, K_PASS, K_PLAY, K_SHOW, K_TAKE, K_TRANSFER
 from durak_env.atomic import atomic_write
 from durak_env.cards import NUM_CARDS
 from durak_env.observation import LAYOUT_VERSION, O_TALON, obs_offsets, observation_size, state_size
-from durak_env.symmetry import SuitSymmetry
+from durak_env.symmetry import RankPacking, SuitSymmetry
 
 from .base import Agent
 from .endgame import EndgameSolver
@@ -81,6 +81,10 @@ class NetworkConfig:
     log-probabilities the end-game expert averages when it plays (not while it is being
     fitted, which shows each position under one random renaming). More average out more
     of the expert's fitting noise, at that many times its cost per end-game move."""
+    endgame_pack_ranks: bool = False
+    """The end-game expert reads each position with its dead ranks (every card discarded)
+    moved below the live ones (``durak_env.symmetry.RankPacking``), so that positions
+    that differ only in where those gaps lie are one position to it."""
     policy_symmetries: int = 1
     """Suit renamings (1 to 24, the identity first) whose log-probabilities the main head
     averages when it plays as an agent (``PPOAgent``, whose ``symmetries`` overrides it).
@@ -121,6 +125,12 @@ class NetworkConfig:
         if self.endgame_symmetries > 1 and self.endgame_talon is None:
             raise ValueError("network.endgame_symmetries averages the end-game expert: set "
                              "network.endgame_talon too")
+        if not isinstance(self.endgame_pack_ranks, bool):
+            raise ValueError(f"network.endgame_pack_ranks must be true or false, "
+                             f"got {self.endgame_pack_ranks!r}")
+        if self.endgame_pack_ranks and self.endgame_talon is None:
+            raise ValueError("network.endgame_pack_ranks shapes the end-game expert's input: "
+                             "set network.endgame_talon too")
 
 
 # ---------------------------------------------------------------- masks as legal lists
@@ -356,6 +366,7 @@ class EndgameExpert(nn.Module):
             self.register_buffer("_sym_actions", sym_actions, persistent=False)
         else:
             self._sym_obs = self._sym_actions = None
+        self._pack = RankPacking(net.rules) if net.cfg.endgame_pack_ranks else None
 
     @property
     def active(self) -> bool:
@@ -389,8 +400,13 @@ class EndgameExpert(nn.Module):
         """Logits ``[B, W]`` of the listed action ids; with ``network.endgame_symmetries``
         > 1, the mean of the log-probabilities under that many suit renamings of the
         observations and the ids, unless the expert is being fitted (in training mode
-        with trainable weights; frozen, as in fine-tuning, it plays as it will play)."""
+        with trainable weights; frozen, as in fine-tuning, it plays as it will play).
+        With ``network.endgame_pack_ranks`` it reads the packed positions."""
         net = self._net[0]
+        if self._pack is not None:
+            packed = self._pack.pack(x.detach().cpu().numpy(), ids.detach().cpu().numpy())
+            x, ids = (torch.from_numpy(a).to(t.device) for a, t in zip(packed, (x, ids),
+                                                                         strict=True))
         if self._sym_obs is None or (  # plain, or being fitted
                 self.training and any(p.requires_grad for p in self.parameters())):
             return net.legal_logits(self.trunk(x), ids, valid, self.actor, self.pair_bias)

@@ -145,6 +145,27 @@ obs2, ids2 = sym.observations(obs, k), sym.actions(ids, k)
 The trainer uses it to augment its supervised losses (`imitation.augment`,
 `distill.augment`; see [Training](training.md)).
 
+#### Dead ranks
+
+The rules compare ranks only for order (beating) and equality (adding, transferring), so
+once every card of a rank is in the discard, where that rank lay no longer matters:
+relabelling the ranks so that the live ones keep their order gives a position with the
+same legal moves and outcome. `durak_env.symmetry.RankPacking(rules)` maps each position
+to one representative, the dead ranks lowest and the live ones above them in their order
+(a position with no dead rank is left as it is):
+
+```python
+from durak_env.symmetry import RankPacking
+
+pack = RankPacking(Rules())
+obs2, ids2 = pack.pack(obs, ids)               # per row: observation and action ids
+```
+
+The end-game expert can read positions so (`network.endgame_pack_ranks`, see
+[Training](training.md)). `tests/engine/test_symmetry.py` plays games that differ only in
+where the dead ranks lie and checks that the engine relabels every mask and that both
+pack to the same observations and moves.
+
 #### Illegal actions
 
 `raw_env.step` raises `durak_env.IllegalMoveError` (a `ValueError`) naming the move

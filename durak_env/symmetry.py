@@ -12,6 +12,16 @@ state, and a map of action ids (``action_map[k][a]`` is the permuted action).
 ``tests/engine/test_symmetry.py`` checks them against the engine: a game dealt with
 renamed suits and played with renamed moves shows the renamed observation and mask at
 every step.
+
+Ranks have a symmetry of their own once some are out of play. A rule compares two ranks
+only for order (a higher card of the suit beats) or equality (cards of a rank on the table
+may be added, or transferred to); a rank whose four cards are all in the discard takes no
+further part. Relabelling the ranks so that those still in play keep their order turns a
+position into one with the same legal moves and values, whatever ranks the discarded ones
+were. ``RankPacking`` maps each observation to one representative of its class: the dead
+ranks lowest, the live ones above them in their order. The end-game expert reads positions
+so (``network.endgame_pack_ranks``): late in a game several ranks are usually dead, and
+one packed position stands for every placement of their gaps.
 """
 
 from __future__ import annotations
@@ -103,3 +113,68 @@ class SuitSymmetry:
         ids = np.asarray(ids)
         flat = ids.reshape(len(ids), -1)
         return np.take_along_axis(self.action_map[k], flat, axis=1).reshape(ids.shape)
+
+
+class RankPacking:
+    """The dead ranks (every card in the discard) moved below the live ones, per position.
+
+    ``card_maps(obs)`` gives each row's relabelling of the cards: a card keeps its suit,
+    and its rank becomes its place among the dead ranks, or the number of dead ranks plus
+    its place among the live ones. Applied to the observation's card pieces and to action
+    ids (``pack``), it is the same for every position that differs only in where the gaps
+    of the dead ranks lie (``tests/engine/test_symmetry.py`` plays such pairs of games in
+    the engine). A position with no dead rank is left as it is.
+    """
+
+    def __init__(self, rules: Rules):
+        self.rules = rules
+        d = self.d = rules.deck_size
+        self.ranks = d // NUM_SUITS
+        self.layout = ActionLayout.of(rules)
+        pieces = {p.name: p for p in observation_layout(rules)}
+        self._discard = pieces["discard"].offset
+        self._blocks = [b for p in pieces.values() if p.name in CARD_PIECES
+                        for b in range(p.offset, p.offset + p.size, d)]
+        self._size = observation_size(rules)
+        idx = np.arange(d)
+        self._rank, self._suit = idx // NUM_SUITS, idx % NUM_SUITS
+        lay = self.layout  # blocks of one card each: play, transfer, show
+        self._single = [(s, e) for s, e in ((lay.play, lay.beat), (lay.transfer, lay.show),
+                                            (lay.show, lay.n)) if e > s]
+
+    def card_maps(self, obs: np.ndarray) -> np.ndarray:
+        """``[B, deck_size]``: the new index of every card index, row by row."""
+        dead = (obs[:, self._discard:self._discard + self.d] > 0.5).reshape(
+            len(obs), self.ranks, NUM_SUITS).all(2)
+        live = ~dead
+        rank = np.where(dead, np.cumsum(dead, 1) - dead,
+                        dead.sum(1, keepdims=True) + np.cumsum(live, 1) - live)
+        return rank[:, self._rank] * NUM_SUITS + self._suit
+
+    def observations(self, obs: np.ndarray, maps: np.ndarray) -> np.ndarray:
+        """``obs`` [B, obs_size] with row ``i``'s cards moved by ``maps[i]``."""
+        src = np.empty_like(maps)
+        np.put_along_axis(src, maps, np.arange(self.d)[None, :].repeat(len(maps), 0), axis=1)
+        index = np.tile(np.arange(self._size), (len(obs), 1))
+        for b in self._blocks:
+            index[:, b:b + self.d] = b + src
+        return np.take_along_axis(obs, index, axis=1)
+
+    def actions(self, ids: np.ndarray, maps: np.ndarray) -> np.ndarray:
+        """Action ids ``ids`` [B, W] with row ``i``'s cards moved by ``maps[i]``."""
+        ids = np.asarray(ids)
+        out = ids.copy()
+        for s, e in self._single:
+            on = (ids >= s) & (ids < e)
+            out = np.where(on, s + np.take_along_axis(maps, np.where(on, ids - s, 0), 1), out)
+        d, beat = self.d, self.layout.beat
+        on = (ids >= beat) & (ids < beat + d * d)
+        rel = np.where(on, ids - beat, 0)
+        pair = (np.take_along_axis(maps, rel // d, 1) * d
+                + np.take_along_axis(maps, rel % d, 1))
+        return np.where(on, beat + pair, out)
+
+    def pack(self, obs: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The packed observations ``[B, obs_size]`` and action ids ``[B, W]``."""
+        maps = self.card_maps(obs)
+        return self.observations(obs, maps), self.actions(ids, maps)

@@ -309,6 +309,8 @@ def _card_facts(name: str, data: dict) -> list[str]:
                "[training](../docs/training.md))"
                if _redrawn(eg) else "") + "; "
             f"{_minutes(fits):.0f} minutes"
+            + ("; it reads each position with its dead ranks packed below the live ones "
+               "(`network.endgame_pack_ranks`)" if net.get("endgame_pack_ranks") else "")
             + (f"; it plays the mean of its log-probabilities over {n} suit renamings of "
                f"each position (`network.endgame_symmetries`)"
                if (n := net.get("endgame_symmetries", 1)) > 1 else "") + " |")

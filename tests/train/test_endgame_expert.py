@@ -145,6 +145,50 @@ def test_symmetries_average_the_expert_over_suit_renamings_when_it_plays(tmp_pat
     assert np.allclose(_logits(sym, obs, ids, counts), got, atol=1e-5)
 
 
+def _gaps_moved(rules, obs, ids, seed):
+    """Each position with its live ranks placed at random, in their order, among all ranks
+    (the dead ones in the places left): the same position to the rules."""
+    from durak_env.observation import observation_layout
+    from durak_env.symmetry import RankPacking
+
+    pack, rng = RankPacking(rules), np.random.default_rng(seed)
+    ranks = rules.deck_size // 4
+    at = {p.name: p for p in observation_layout(rules)}["discard"].offset
+    dead = (obs[:, at:at + rules.deck_size] > 0.5).reshape(len(obs), ranks, 4).all(2)
+    maps = np.empty((len(obs), rules.deck_size), np.int64)
+    for i, d in enumerate(dead):
+        slots = np.sort(rng.choice(ranks, int((~d).sum()), replace=False))
+        new = np.empty(ranks, np.int64)
+        new[~d], new[d] = slots, np.setdiff1d(np.arange(ranks), slots)
+        maps[i] = new[np.arange(rules.deck_size) // 4] * 4 + np.arange(rules.deck_size) % 4
+    return pack.observations(obs, maps), pack.actions(ids, maps), dead.any(1)
+
+
+def test_a_packing_expert_does_not_tell_where_the_gaps_of_dead_ranks_lie():
+    rules = Rules()
+    obs, ids, counts = _positions(rules, games=64, steps=600)
+    moved_obs, moved_ids, has_dead = _gaps_moved(rules, obs, ids, 5)
+    torch.manual_seed(4)
+    packing = PPONet(rules, NetworkConfig(hidden=[64], endgame_talon=1, endgame_pack_ranks=True))
+    plain = PPONet(rules, SMALL)
+    for net in (packing, plain):
+        net.endgame.start()
+        with torch.no_grad():
+            for p in net.endgame.parameters():
+                p.add_(0.5 * torch.randn_like(p))
+    eg = plain.endgame.plays(obs)
+    rows = eg & has_dead
+    assert rows.sum() > 20
+    got, twin = _logits(packing, obs, ids, counts), _logits(packing, moved_obs, moved_ids, counts)
+    assert np.allclose(got[rows], twin[rows], atol=1e-5)
+    assert not np.allclose(_logits(plain, obs, ids, counts)[rows],
+                           _logits(plain, moved_obs, moved_ids, counts)[rows], atol=1e-3)
+    with pytest.raises(ValueError, match="endgame_talon"):
+        NetworkConfig(endgame_pack_ranks=True).validate()
+    with pytest.raises(ValueError, match="true or false"):
+        NetworkConfig(endgame_talon=1, endgame_pack_ranks="yes").validate()
+
+
 def test_labels_are_the_solver_best_moves_and_unproven_positions_are_dropped():
     rules = Rules()
     torch.manual_seed(2)
@@ -398,7 +442,8 @@ def test_refit_goes_on_from_the_fitted_expert_and_can_take_over_larger_talons(tm
 def test_an_expert_of_its_own_width_starts_fresh_and_replace_swaps_it_in(tmp_path):
     """``network.endgame_hidden`` gives the expert a trunk of its own widths (fresh weights,
     not a copy of the main head); ``--replace`` fits such an expert in place of a fitted
-    one, the main trunk and head untouched, and ``--refit`` refuses to change its shape."""
+    one (here one that packs dead ranks), the main trunk and head untouched, and ``--refit``
+    refuses to change its shape or its packing."""
     rules = Rules()
     torch.manual_seed(9)
     net = PPONet(rules, NetworkConfig(hidden=[32], endgame_talon=1, endgame_hidden=[48, 16]))
@@ -432,11 +477,16 @@ def test_an_expert_of_its_own_width_starts_fresh_and_replace_swaps_it_in(tmp_pat
         out = subprocess.run([*base, *flags], cwd=ROOT, capture_output=True, text=True,
                              timeout=300)
         assert out.returncode == 2 and message in out.stderr, out.stderr
-    out = subprocess.run([*base, "--replace"], cwd=ROOT, capture_output=True, text=True,
-                         timeout=300)
+    same_shape = [a for a in base if not a.startswith("network.endgame_hidden")]
+    out = subprocess.run([*same_shape, "--refit", "network.endgame_pack_ranks=true"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 2 and "network.endgame_pack_ranks=False" in out.stderr, out.stderr
+    out = subprocess.run([*base, "--replace", "network.endgame_pack_ranks=true"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     new, data = load_checkpoint(tmp_path / "eg2.pt")
     assert new.cfg.endgame_hidden == [24] and new.endgame.active and data["endgame"]["replaced"]
+    assert new.cfg.endgame_pack_ranks and new.endgame._pack is not None
     assert new.endgame.trunk[0].out_features == 24
     assert data["endgame"]["rounds"][0]["positions"] > 0
     for k, v in fitted.state_dict().items():
