@@ -17,6 +17,11 @@ holds no weights changed (in the checkpoint and in ``NAME.yaml``); the model car
 lists this command after the ones that trained it.
 ``python scripts/ship_checkpoint.py --update NAME --set ...`` changes such a setting of
 a checkpoint already shipped (its weights, evaluations and curves stay as they are).
+``--update NAME --expert PATH`` puts in the end-game expert of ``PATH``, a checkpoint that
+``python -m agents.endgame_expert checkpoints/NAME.pt ... --out PATH`` (``--refit`` or
+``--replace``) wrote: its main trunk and heads must be the shipped ones, so only the
+expert, its network settings and its report change; the evaluations and curves of the
+main training stay, and the provenance lists the stage's command and this one.
 """
 
 from __future__ import annotations
@@ -98,13 +103,52 @@ def _set_args(pairs: list[str]) -> list[str]:
     return [f"--set={s}" for s in pairs]
 
 
-def update(name: str, settings: dict, pairs: list[str]) -> None:
-    """Change play settings (``play_settings``) of the shipped ``checkpoints/NAME.pt`` and
-    of ``NAME.yaml``; the provenance lists the command and the commit it ran at.
+def swap_expert(data: dict, new: dict, source: str, cfg: Path) -> None:
+    """Put the end-game expert of checkpoint ``new`` (read from ``source``) into shipped
+    checkpoint ``data``, and its network and ``endgame`` settings into the config file
+    ``cfg``; the shipped play settings stay.
 
     Raises:
-        FileNotFoundError: no such checkpoint.
-        ValueError: a setting the network refuses.
+        ValueError: ``new`` has no fitted expert, or is not the shipped network with
+            another expert (other rules, layout, main trunk or heads).
+    """
+    import torch
+    import yaml
+
+    from agents.ppo import PLAY_SETTINGS
+
+    if not new.get("endgame") or not new["endgame"].get("command"):
+        raise ValueError(f"{source} has no end-game expert fitted by python -m "
+                         f"agents.endgame_expert")
+    main = {k for k in data["model"] if not k.startswith("endgame.")}
+    if (new["rules"] != data["rules"] or new["layout_version"] != data["layout_version"]
+            or main != {k for k in new["model"] if not k.startswith("endgame.")}
+            or any(not torch.equal(data["model"][k], new["model"][k]) for k in main)):
+        raise ValueError(f"{source}: its main trunk and heads are not those of the shipped "
+                         f"checkpoint (--expert takes what python -m agents.endgame_expert "
+                         f"wrote from it)")
+    own = {k: v for k, v in new["network"].items() if k.startswith("endgame_")
+           and k not in PLAY_SETTINGS}
+    data["model"] = new["model"]
+    data["network"].update(own)
+    data["config"]["network"].update(own)
+    data["config"]["endgame"] = dict(new["config"].get("endgame") or {})
+    data["endgame"] = new["endgame"]
+    data["provenance"]["commands"].append(new["endgame"]["command"])
+    text = yaml.safe_load(cfg.read_text())
+    text["network"].update(own)
+    text["endgame"] = data["config"]["endgame"]
+    cfg.write_text(yaml.safe_dump(text, sort_keys=False))
+
+
+def update(name: str, settings: dict, pairs: list[str], expert: str | None = None) -> None:
+    """Change play settings (``play_settings``) of the shipped ``checkpoints/NAME.pt`` and
+    of ``NAME.yaml``, and with ``expert`` its end-game expert (``swap_expert``); the
+    provenance lists the command and the commit it ran at.
+
+    Raises:
+        FileNotFoundError: no such checkpoint, or no ``expert`` file.
+        ValueError: a setting the network refuses, or an expert that does not fit.
     """
     import torch
 
@@ -113,15 +157,28 @@ def update(name: str, settings: dict, pairs: list[str]) -> None:
     path = ROOT / "checkpoints" / f"{name}.pt"
     if not path.is_file():
         raise FileNotFoundError(f"{path} does not exist")
+    if expert is not None and not Path(expert).is_file():
+        raise FileNotFoundError(f"{expert} does not exist")
     data = torch.load(path, map_location="cpu", weights_only=False)
     data.setdefault("provenance", {"commands": [], "commit": "unknown"})
     cfg = path.with_suffix(".yaml")
-    apply_settings(data, settings, shlex.join(["python", "scripts/ship_checkpoint.py",
-                                               "--update", name, *_set_args(pairs)]), cfg, cfg)
+    backup = cfg.read_text()
+    command = ["python", "scripts/ship_checkpoint.py", "--update", name]
+    try:
+        if expert is not None:
+            swap_expert(data, torch.load(expert, map_location="cpu", weights_only=False),
+                        expert, cfg)
+            command += ["--expert", expert]
+        apply_settings(data, settings, shlex.join([*command, *_set_args(pairs)]), cfg, cfg)
+    except ValueError:
+        cfg.write_text(backup)  # nothing changed
+        raise
     data["provenance"]["updated"] = [*data["provenance"].get("updated", []), _commit()]
     with atomic_write(path, binary=True) as f:
         torch.save(data, f)
-    print(f"updated checkpoints/{name}.pt: " + ", ".join(f"{k}={v}" for k, v in settings.items())
+    print(f"updated checkpoints/{name}.pt: "
+          + ", ".join([*([f"end-game expert of {expert}"] if expert else []),
+                       *(f"{k}={v}" for k, v in settings.items())])
           + "; now run python scripts/gen_docs.py")
 
 
@@ -132,6 +189,9 @@ def main(argv=None) -> int:
     ap.add_argument("--update", metavar="NAME",
                     help="change the --set settings of the shipped checkpoints/NAME.pt "
                          "(no run directory)")
+    ap.add_argument("--expert", metavar="PATH",
+                    help="with --update: put in the end-game expert of PATH, which python -m "
+                         "agents.endgame_expert wrote from checkpoints/NAME.pt")
     ap.add_argument("--latest", action="store_true", help="ship latest.pt instead of final.pt")
     ap.add_argument("--command", action="append", default=[], metavar="CMD",
                     help="a command that trained the run, in order (repeat for --resume steps)")
@@ -149,14 +209,16 @@ def main(argv=None) -> int:
     if args.update:
         if args.run or args.name:
             ap.error("--update NAME takes no run directory")
-        if not settings:
-            ap.error("--update needs at least one --set")
+        if not settings and not args.expert:
+            ap.error("--update needs at least one --set, or --expert")
         try:
-            update(args.update, settings, args.set)
+            update(args.update, settings, args.set, args.expert)
         except (FileNotFoundError, ValueError) as e:
             print(f"ship_checkpoint: error: {e}", file=sys.stderr)
             return 2
         return 0
+    if args.expert:
+        ap.error("--expert goes with --update NAME")
     if not (args.run and args.name):
         ap.error("give RUN_DIR and NAME (or --update NAME)")
     import torch

@@ -87,7 +87,7 @@ def test_update_refuses_bad_input_and_leaves_the_checkpoint(tmp_path, monkeypatc
     assert ship_checkpoint.main(["--update", "nope", "--set",
                                  "network.policy_symmetries=6"]) == 2
     assert "does not exist" in capsys.readouterr().err
-    for argv, msg in ((["--update", "net"], "needs at least one --set"),
+    for argv, msg in ((["--update", "net"], "needs at least one --set, or --expert"),
                       (["run", "--update", "net", "--set", "network.policy_symmetries=6"],
                        "takes no run directory"),
                       (["run"], "give RUN_DIR and NAME")):
@@ -95,6 +95,45 @@ def test_update_refuses_bad_input_and_leaves_the_checkpoint(tmp_path, monkeypatc
             ship_checkpoint.main(argv)
         assert msg in capsys.readouterr().err
     assert path.read_bytes() == before
+
+
+def test_update_puts_in_an_expert_fitted_from_the_shipped_checkpoint(tmp_path, monkeypatch,
+                                                                     capsys):
+    """``--expert``: the expert, its settings and its report come from the stage's output;
+    the main weights, the play settings and the record of the main training stay; an
+    expert fitted on another network is refused and nothing is written."""
+    import yaml
+
+    path = _shipped(tmp_path, endgame_talon=1, policy_symmetries=6)
+    shipped = torch.load(path, weights_only=False)
+    new = {**shipped, "model": {k: v + 1 if k.startswith("endgame.") else v
+                                for k, v in shipped["model"].items()},
+           "network": {**shipped["network"], "endgame_pack_ranks": True,
+                       "policy_symmetries": 1},
+           "config": {"network": {}, "endgame": {"epochs": 3}},
+           "endgame": {"rounds": [], "command": "python -m agents.endgame_expert X --replace"}}
+    torch.save(new, tmp_path / "new.pt")
+    other = {**new, "model": {k: v + 1 for k, v in shipped["model"].items()}}
+    torch.save(other, tmp_path / "other.pt")
+    monkeypatch.setattr(ship_checkpoint, "ROOT", tmp_path)
+    before = path.read_bytes()
+    assert ship_checkpoint.main(["--update", "net", "--expert", str(tmp_path / "other.pt")]) == 2
+    assert "main trunk and heads are not those" in capsys.readouterr().err
+    assert path.read_bytes() == before
+    assert ship_checkpoint.main(["--update", "net", "--expert", str(tmp_path / "new.pt")]) == 0
+    data = torch.load(path, weights_only=False)
+    for k, v in data["model"].items():
+        assert torch.equal(v, new["model"][k] if k.startswith("endgame.") else shipped["model"][k])
+    assert data["network"]["endgame_pack_ranks"] and data["network"]["policy_symmetries"] == 6
+    assert data["endgame"] == new["endgame"]
+    assert data["provenance"]["commands"][-2:] == [
+        "python -m agents.endgame_expert X --replace",
+        f"python scripts/ship_checkpoint.py --update net --expert {tmp_path / 'new.pt'}"]
+    cfg = yaml.safe_load((tmp_path / "checkpoints" / "net.yaml").read_text())
+    assert cfg["network"]["endgame_pack_ranks"] and cfg["endgame"] == {"epochs": 3}
+    with pytest.raises(SystemExit):
+        ship_checkpoint.main(["run", "net", "--expert", str(tmp_path / "new.pt")])
+    assert "--expert goes with --update" in capsys.readouterr().err
 
 
 def test_policy_symmetries_stay_out_of_training():
