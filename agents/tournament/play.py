@@ -153,6 +153,17 @@ def _init_worker(rules_dict: dict, specs: list[str], seed: int, record: int,
                    cache={})
 
 
+def _init_pool_worker(*init) -> None:
+    """``_init_worker`` in one of ``workers`` processes: torch gets one thread that sleeps
+    when idle, since the processes already fill the cores (an agent plays one position at
+    a time, and spinning thread pools would take the cores from the other processes)."""
+    os.environ["OMP_NUM_THREADS"] = "1"
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+    _init_worker(*init)
+
+
 def _seat_agents(match: Match) -> list:
     """One agent object per (agent, seat), built once per worker."""
     w = _WORKER
@@ -228,7 +239,7 @@ def _run_local(init: tuple, matches: list[Match], chunk: int, workers: int, bar)
     # parent has used torch (checking a ppo spec loads its network): spawn then
     forkable = os.name == "posix" and "torch" not in sys.modules
     ctx = mp.get_context("fork" if forkable else "spawn")
-    with ctx.Pool(workers, _init_worker, init) as pool:
+    with ctx.Pool(workers, _init_pool_worker, init) as pool:
         for res in pool.imap(_run_chunk, _chunks(matches, chunk)):
             results += res
             bar.update(len(res))

@@ -375,3 +375,18 @@ def test_plot_labels_break_long_specs_at_their_commas():
                      "endgame_nodes=50000,pimc_talon=3"]
     assert _label(spec, width=20).split("\n")[1:] == ["endgame_nodes=50000,", "pimc_talon=3"]
     assert _label("expert") == "expert"
+
+
+def test_pool_workers_give_torch_one_thread():
+    """With ``workers`` processes filling the cores, each worker's torch runs on one thread
+    (agents play one position at a time; more threads would spin against the others)."""
+    pytest.importorskip("torch")
+    code = ("import torch, os; from agents.tournament.play import _init_pool_worker; "
+            "torch.set_num_threads(2); "
+            "_init_pool_worker({'num_players': 2}, ['random'], 0, 0); "
+            "print(torch.get_num_threads(), os.environ['OMP_NUM_THREADS'])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, cwd=os.path.dirname(os.path.dirname(os.path.dirname(
+                             os.path.abspath(__file__)))))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["1", "1"]
