@@ -445,17 +445,12 @@ def main(argv=None) -> int:
         print(f"endgame_expert: error: {args.checkpoint} already has a fitted end-game expert "
               f"(--refit goes on from it, --replace fits a new one)", file=sys.stderr)
         return 2
-    if args.refit and cfg.network.endgame_hidden != old.cfg.endgame_hidden:
-        print(f"endgame_expert: error: --refit goes on from the fitted expert, of "
-              f"network.endgame_hidden={old.cfg.endgame_hidden}, and the config asks for "
-              f"{cfg.network.endgame_hidden} (--replace fits a new one)", file=sys.stderr)
-        return 2
-    if args.refit and cfg.network.endgame_pack_ranks != old.cfg.endgame_pack_ranks:
-        print(f"endgame_expert: error: --refit goes on from the fitted expert, of "
-              f"network.endgame_pack_ranks={old.cfg.endgame_pack_ranks}, and the config asks "
-              f"for {cfg.network.endgame_pack_ranks} (--replace fits a new one)",
-              file=sys.stderr)
-        return 2
+    for key in ("endgame_hidden", "endgame_pack_ranks"):  # what the fitted weights mean
+        if args.refit and getattr(cfg.network, key) != getattr(old.cfg, key):
+            print(f"endgame_expert: error: --refit goes on from the fitted expert, of "
+                  f"network.{key}={getattr(old.cfg, key)}, and the config asks for "
+                  f"{getattr(cfg.network, key)} (--replace fits a new one)", file=sys.stderr)
+            return 2
     if args.refit and not fitted:
         print(f"endgame_expert: error: --refit needs a fitted end-game expert, and "
               f"{args.checkpoint} has none", file=sys.stderr)
