@@ -334,7 +334,7 @@ def _card_facts(name: str, data: dict) -> list[str]:
     prov = data.get("provenance")
     if prov:
         cmds = "; then ".join(f"`{c}`" for c in prov["commands"]) or "not recorded"
-        later = "".join(f"; play settings changed at commit `{c}`" for c in prov.get("updated", []))
+        later = "".join(f"; `--update` at commit `{c}`" for c in prov.get("updated", []))
         rows.append(f"| trained by | {cmds} (shipped at commit `{prov['commit']}`{later}) |")
     return ["| | |", "|---|---|", *rows]
 
