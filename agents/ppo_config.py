@@ -82,6 +82,14 @@ class PPOConfig:
     imitation stage's policy (needs ``imitation.positions > 0``; 0: off)."""
     kl_decay_updates: int = 0
     """Decay ``kl_coef`` linearly to 0 over this many updates (0: keep it constant)."""
+    endgame_cut_nodes: int = 0
+    """Two players: end each game at its first position where every card is placed (talon
+    empty, or only the face-up trump left) if the exact solver proves its value there
+    within this node cap per move; that value is every seat's reward, so the returns of
+    the moves before it carry none of the end game's noise and score the position as
+    perfect play (``expert``'s) would. A position past the cap plays on. The learner then
+    plays no such end game: meant for the fine-tuning after the end-game stage, whose
+    frozen expert plays them (0: off; games are played out)."""
 
 
 @dataclass
@@ -372,7 +380,8 @@ def _check_stages(cfg: TrainConfig):
               ("distill.labels_per_update", d.labels_per_update, 1),
               ("distill.buffer_size", d.buffer_size, 1),
               ("distill.minibatch_size", d.minibatch_size, 1),
-              ("ppo.kl_decay_updates", p.kl_decay_updates, 0)]
+              ("ppo.kl_decay_updates", p.kl_decay_updates, 0),
+              ("ppo.endgame_cut_nodes", p.endgame_cut_nodes, 0)]
     for name, v, lo in checks:
         if v < lo:
             raise ConfigError(f"{name} must be >= {lo}, got {v}")
@@ -390,6 +399,9 @@ def _check_stages(cfg: TrainConfig):
         raise ConfigError(f"distill.prefer must be 'chosen' or 'greedy', got {d.prefer!r}")
     if d.target not in ("move", "set"):
         raise ConfigError(f"distill.target must be 'move' or 'set', got {d.target!r}")
+    if p.endgame_cut_nodes and cfg.rules.num_players != 2:
+        raise ConfigError(f"ppo.endgame_cut_nodes > 0 needs two players: only then is the end "
+                          f"game fully known (rules.num_players is {cfg.rules.num_players})")
     if p.kl_coef > 0 and im.positions == 0:
         raise ConfigError("ppo.kl_coef pulls toward the cloned policy: set imitation.positions")
     _check_endgame(cfg)

@@ -332,6 +332,8 @@ class Trainer:
         out["charts/learner_samples"] = len(batch["adv"])
         if st.game_lengths:
             out["charts/game_length"] = float(np.mean(st.game_lengths))
+        if self.cfg.ppo.endgame_cut_nodes:  # share of the games ended by their solved value
+            out["charts/cut_share"] = st.cut / max(st.cut + len(st.game_lengths), 1)
         for kind, (g, w) in st.results.items():
             if g:
                 out[f"charts/winrate_vs_{kind}"] = w / g

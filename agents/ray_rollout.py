@@ -192,6 +192,7 @@ class RayRollouts:
         total.t_infer += part.t_infer / n
         total.t_other += part.t_other / n
         total.game_lengths.extend(part.game_lengths)
+        total.cut += part.cut
         for kind, (g, w) in part.results.items():
             acc = total.results.setdefault(kind, [0, 0])
             acc[0], acc[1] = acc[0] + g, acc[1] + w

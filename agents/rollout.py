@@ -7,6 +7,10 @@ previous one to itself (``nxt``), and a finished game writes every seat's reward
 onto that seat's last decision (``done``). Moves of the other seats in between are
 environment. A learner decision whose successor is not in the rollout yet is not
 trained on; its value bootstraps its predecessor (truncated GAE).
+
+With ``ppo.endgame_cut_nodes`` (two players) a game also ends where every card is placed
+and the exact solver proves its value (``EndgameCut``): that value is the reward, and the
+env deals that game anew (``VectorEnv.reset`` with a ``reset_mask``).
 """
 
 from __future__ import annotations
@@ -19,9 +23,11 @@ import torch
 
 from durak_env.vector import VectorEnv
 
+from .endgame import EndgameSolver
 from .ppo import PPONet, legal_lists, legal_valid
 from .ppo_config import TrainConfig
 from .selfplay import Pool
+from .view import fast_decode
 
 # ``Arena.owner`` of the seats the learner plays (k >= 1: the opponent in slot k).
 LEARNER = 0
@@ -93,6 +99,49 @@ class SeatBook:
         self.last[ended] = -1
 
 
+# ---------------------------------------------------------------- solved ends
+
+
+class EndgameCut:
+    """The value of each game at its first position where every card is placed (two
+    players), solved exactly from the observation of the seat to act.
+
+    Each game is tried once, at that first position; a game whose value the solver does
+    not prove within ``nodes`` per move plays on."""
+
+    def __init__(self, rules, b: int, nodes: int):
+        self.rules = rules
+        self.solver = EndgameSolver(rules, nodes, last_card=True, cheap_first=True)
+        self.tried = np.zeros(b, np.bool_)  # this game has had its one try
+        self.solved = self.unproven = 0
+
+    def new_games(self, envs: np.ndarray) -> None:
+        self.tried[envs] = False
+
+    def values(self, venv: VectorEnv, obs: np.ndarray, mask: np.ndarray,
+               to_act: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The games to end now and every seat's reward in them (float32[n, 2])."""
+        st = venv.batch.st
+        placed = st["talon_end"] - st["talon_top"] <= 1
+        envs = np.flatnonzero(placed & ~self.tried)
+        self.tried[envs] = True
+        ended, rewards = [], []
+        for g in envs:
+            v = fast_decode(obs[g], self.rules)
+            if not self.solver.applies(v):
+                continue
+            if self.solver.solve(v, np.flatnonzero(mask[g]).tolist()) is None:
+                self.unproven += 1
+                continue
+            r = np.zeros(2, np.float32)
+            r[to_act[g]], r[1 - to_act[g]] = self.solver.value, -self.solver.value
+            ended.append(g)
+            rewards.append(r)
+        self.solved += len(ended)
+        return (np.asarray(ended, np.int64),
+                np.asarray(rewards, np.float32).reshape(len(ended), 2))
+
+
 # ---------------------------------------------------------------- self-play state
 
 
@@ -108,6 +157,8 @@ class Arena:
         self.learner_seat = np.full(b, -1, np.int64)  # -1: the learner plays every seat
         self.players: list = []
         self.book = SeatBook(b, p)
+        nodes = cfg.ppo.endgame_cut_nodes
+        self.cut = EndgameCut(cfg.rules, b, nodes) if nodes else None
         obs, info = self.venv.reset(seed=seed)
         self.obs, self.mask, self.to_act = obs, info["action_mask"], info["to_act"]
 
@@ -130,6 +181,8 @@ class Arena:
         mine = seat >= 0
         self.owner[envs[mine], seat[mine]] = LEARNER
         self.learner_seat[envs] = seat
+        if self.cut is not None:
+            self.cut.new_games(envs)
         for k, pl in enumerate(self.players, 1):
             if hasattr(pl, "new_games"):
                 pl.new_games(envs[slot == k])
@@ -140,7 +193,8 @@ class RolloutStats:
     t_env: float = 0.0
     t_infer: float = 0.0
     t_other: float = 0.0
-    game_lengths: list = field(default_factory=list)
+    game_lengths: list = field(default_factory=list)  # of the games played out
+    cut: int = 0  # games ended by their solved value (``EndgameCut``)
     results: dict = field(default_factory=dict)  # opponent kind -> [games, learner wins]
 
 
@@ -152,12 +206,16 @@ def _act_opponents(arena: Arena, actions, owner, ids, counts):
                                        counts[rows], rows, arena.rng)
 
 
-def _game_ends(arena: Arena, ro: Rollout, pool: Pool, stats: RolloutStats, term, rew, info):
+def _game_ends(arena: Arena, ro: Rollout, pool: Pool, stats: RolloutStats, term, rew,
+               lengths=None):
+    """Book the games ended where ``term``: rewards ``rew[B, P]``, their ``lengths``
+    (None: cut short, not counted)."""
     ended = np.flatnonzero(term)
     if not len(ended):
         return
     arena.book.finish(ro, ended, rew)
-    stats.game_lengths.extend(info["game_length"][ended].tolist())
+    if lengths is not None:
+        stats.game_lengths.extend(lengths[ended].tolist())
     seat = arena.learner_seat[ended]
     vs = ended[seat >= 0]
     won = rew[vs, seat[seat >= 0]] > 0
@@ -170,6 +228,22 @@ def _game_ends(arena: Arena, ro: Rollout, pool: Pool, stats: RolloutStats, term,
         if player.pool_index >= 0 and sel.any():
             pool.record(np.full(int(sel.sum()), player.pool_index), won[sel])
     arena.assign(ended)
+
+
+def _cut_solved(arena: Arena, ro: Rollout, pool: Pool, stats: RolloutStats) -> None:
+    """End the games whose value ``arena.cut`` proves now, and deal them anew."""
+    ended, rewards = arena.cut.values(arena.venv, arena.obs, arena.mask, arena.to_act)
+    if not len(ended):
+        return
+    b = ro.b
+    term = np.zeros(b, np.bool_)
+    term[ended] = True
+    rew = np.zeros((b, 2), np.float32)
+    rew[ended] = rewards
+    stats.cut += len(ended)
+    _game_ends(arena, ro, pool, stats, term, rew)
+    obs, info = arena.venv.reset(options={"reset_mask": term})
+    arena.obs, arena.mask, arena.to_act = obs, info["action_mask"], info["to_act"]
 
 
 def collect_rollout(arena: Arena, net: PPONet, ro: Rollout, pool: Pool) -> RolloutStats:
@@ -202,7 +276,9 @@ def collect_rollout(arena: Arena, net: PPONet, ro: Rollout, pool: Pool) -> Rollo
         obs, rew, term, _, info = arena.venv.step(actions)
         t3 = time.perf_counter()
         arena.obs, arena.mask, arena.to_act = obs, info["action_mask"], info["to_act"]
-        _game_ends(arena, ro, pool, stats, term, rew, info)
+        _game_ends(arena, ro, pool, stats, term, rew, info["game_length"])
+        if arena.cut is not None:
+            _cut_solved(arena, ro, pool, stats)
         t4 = time.perf_counter()
         stats.t_env += t3 - t2
         stats.t_infer += t2 - t1

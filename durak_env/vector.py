@@ -61,9 +61,10 @@ _ACTION_STREAM = 1
 
 
 @njit(parallel=True, cache=True)
-def _vec_reset(st, prm, off, buf, n_legal, mask, obs, dec, to_act, deal_rng):
+def _vec_reset(st, prm, off, games, buf, n_legal, mask, obs, dec, to_act, deal_rng):
     log = np.empty((0, 2), np.int32)  # core's forced-move log, unused here
-    for g in prange(st.shape[0]):
+    for i in prange(games.shape[0]):
+        g = games[i]
         r = st[g]
         bt.set_mask(buf[g], n_legal[g], mask[g], 0)
         n, start = bt.deal_until_decision(r, prm, buf[g], log)
@@ -244,19 +245,45 @@ class VectorEnv(GymVectorEnv):
         return view
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        """Deal a new game everywhere (from the streams, reseeded if ``seed`` is given).
+        """Deal a new game everywhere (from the streams, reseeded if ``seed`` is given),
+        or, with ``options={"reset_mask": mask}`` (Gymnasium's convention; bool[B]), only
+        where ``mask`` is True: each of those games is abandoned and dealt anew from its
+        own stream, the others go on as they were (a trainer that ends a game early, e.g.
+        once its value is known).
 
         Returns:
             (obs float32[B, obs_size], {"action_mask": int8[B, A], "to_act": int32[B]})
+
+        Raises:
+            ValueError: ``reset_mask`` is not a bool array of shape ``(num_envs,)``, is given
+                with ``seed``, or before the first full reset.
         """
-        if seed is not None:
+        games = np.arange(self.num_envs)
+        if options is not None and "reset_mask" in options:
+            games = self._masked_games(options["reset_mask"], seed)
+        elif seed is not None:
             self._seed(seed)
         b = self._b
         self._threads()
-        _vec_reset(b.st, b.prm, b.off, b.buf, b.n_legal, self._mask, self._obs,
+        _vec_reset(b.st, b.prm, b.off, games, b.buf, b.n_legal, self._mask, self._obs,
                    self._dec, self._to_act, b.deal_rng)
         self._needs_reset = False
         return self._out(self._obs), self._info(with_length=False)
+
+    def _masked_games(self, mask, seed) -> np.ndarray:
+        if not (isinstance(mask, np.ndarray) and mask.dtype == np.bool_
+                and mask.shape == (self.num_envs,)):
+            raise ValueError(f"options['reset_mask'] must be a numpy bool array of shape "
+                             f"({self.num_envs},), got "
+                             + (f"dtype {mask.dtype}, shape {mask.shape}"
+                                if isinstance(mask, np.ndarray) else type(mask).__name__))
+        if seed is not None:
+            raise ValueError("reset(seed=...) reseeds every game: it cannot be combined "
+                             "with options['reset_mask']")
+        if self._needs_reset:
+            raise ValueError("call reset() once without a reset_mask before resetting "
+                             "some games")
+        return np.flatnonzero(mask)
 
     def _info(self, with_length):
         info = {"action_mask": self._out(self._mask), "to_act": self._to_act.copy()}

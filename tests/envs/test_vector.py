@@ -109,6 +109,59 @@ def test_seeds():
     np.testing.assert_array_equal(obs1, obs2)
 
 
+def test_reset_mask_redeals_only_the_masked_games():
+    rules = Rules(num_players=3)
+    ref = VectorEnv(rules, 6, seed=7, num_threads=2)  # plays every game out
+    cut = VectorEnv(rules, 6, seed=7, num_threads=2)  # game 2 is abandoned after 3 steps
+    ref.reset(), cut.reset()
+    steps = 0
+    while True:
+        a = ref.random_actions()
+        obs, rew, term, _, info = ref.step(a)
+        if steps < 3:
+            cut.step(a)
+        steps += 1
+        if term[2]:
+            break
+    assert steps > 3
+    mask = np.zeros(6, np.bool_)
+    mask[2] = True
+    before = cut.observe(np.zeros(6, np.int32))
+    obs_c, info_c = cut.reset(options={"reset_mask": mask})
+    # the masked game gets the deal its own stream gives next, as if it had ended
+    np.testing.assert_array_equal(obs_c[2], obs[2])
+    assert info_c["to_act"][2] == info["to_act"][2]
+    np.testing.assert_array_equal(info_c["action_mask"][2], info["action_mask"][2])
+    # the others are untouched and play on
+    after = cut.observe(np.zeros(6, np.int32))
+    np.testing.assert_array_equal(np.delete(after, 2, 0), np.delete(before, 2, 0))
+    assert not np.array_equal(after[2], before[2])
+    # the game length counts from the new deal
+    n = 0
+    while True:
+        _, _, term, _, info = cut.step(cut.random_actions())
+        n += 1
+        if term[2]:
+            assert info["game_length"][2] == n
+            break
+
+
+@pytest.mark.parametrize("mask, msg", [
+    (np.zeros(5, np.bool_), "shape"),
+    (np.zeros(6, np.int8), "dtype int8"),
+    ([True] * 6, "list"),
+])
+def test_reset_mask_bad(mask, msg):
+    v = VectorEnv(Rules(), 6, seed=0, num_threads=1)
+    with pytest.raises(ValueError, match="call reset"):
+        v.reset(options={"reset_mask": np.ones(6, np.bool_)})
+    v.reset()
+    with pytest.raises(ValueError, match=msg):
+        v.reset(options={"reset_mask": mask})
+    with pytest.raises(ValueError, match="cannot be combined"):
+        v.reset(seed=1, options={"reset_mask": np.ones(6, np.bool_)})
+
+
 def test_first_deal_matches_aec_seed():
     v = VectorEnv(Rules(num_players=3), 3, seed=42, num_threads=1)
     obs, info = v.reset()
