@@ -13,8 +13,9 @@ stored imitation and end-game reports as ``imitation.json`` and ``endgame.json``
 continues as ``python train.py --resume`` would after the end-game stage: the expert is
 frozen and PPO trains the main head for ``endgame.finetune_timesteps`` more steps (a run
 killed here continues with ``train.py --resume RUN_DIR``). The evaluations of the
-checkpoint's run (``NAME_evals.jsonl`` beside a shipped ``NAME.pt``) are carried over, so
-that the time-to-strength plot shows the whole run.
+checkpoint's run (``NAME_evals.jsonl`` beside a shipped ``NAME.pt``, or the run
+directory's for ``RUN_DIR/checkpoints/final.pt``) are carried over, so that the
+time-to-strength plot shows the whole run.
 """
 
 from __future__ import annotations
@@ -59,9 +60,19 @@ def adopt(checkpoint: str | Path, cfg, run_dir: Path) -> None:
     for stage in ("imitation", "endgame"):  # the reports that ship_checkpoint reads
         if data.get(stage):
             (run_dir / f"{stage}.json").write_text(json.dumps(data[stage], indent=2))
-    evals = Path(checkpoint).with_name(Path(checkpoint).stem + "_evals.jsonl")
-    if evals.is_file():
+    evals = carried_evals(Path(checkpoint))
+    if evals is not None:
         shutil.copy(evals, run_dir / "evals.jsonl")
+
+
+def carried_evals(checkpoint: Path) -> Path | None:
+    """The evaluations of the run that wrote ``checkpoint``: ``NAME_evals.jsonl`` beside a
+    shipped ``NAME.pt``, or ``RUN_DIR/evals.jsonl`` for ``RUN_DIR/checkpoints/*.pt``."""
+    beside = checkpoint.with_name(checkpoint.stem + "_evals.jsonl")
+    if beside.is_file():
+        return beside
+    run = checkpoint.parent.parent / "evals.jsonl"
+    return run if checkpoint.parent.name == "checkpoints" and run.is_file() else None
 
 
 def main(argv: list[str] | None = None) -> int:

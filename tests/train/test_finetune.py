@@ -14,6 +14,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from agents.finetune import adopt  # noqa: E402
 from agents.ppo import (  # noqa: E402
     NetworkConfig,
     PPONet,
@@ -145,4 +146,11 @@ def test_train_fine_tunes_after_the_stage_and_the_cli_fine_tunes_a_checkpoint(tm
     for k, v in staged.endgame.state_dict().items():
         assert torch.equal(tuned.endgame.state_dict()[k], v)
     assert (ft / "evals.jsonl").is_file()
+    # fine-tuning a run's own checkpoint carries that run's evaluations (not only a
+    # shipped NAME.pt's NAME_evals.jsonl), so that its plot shows the whole run
+    again = tmp_path / "again"
+    adopt(ft / "checkpoints" / "final.pt", load_config("configs/tiny.yaml", TINY), again)
+    assert (again / "evals.jsonl").read_text() == (ft / "evals.jsonl").read_text()
+    adopt(tmp_path / "shipped.pt", load_config("configs/tiny.yaml", TINY), tmp_path / "bare")
+    assert not (tmp_path / "bare" / "evals.jsonl").exists()
     assert json.loads((ft / "endgame.json").read_text()) == data_staged["endgame"]
