@@ -315,13 +315,22 @@ def _card_facts(name: str, data: dict) -> list[str]:
                f"each position (`network.endgame_symmetries`)"
                if (n := net.get("endgame_symmetries", 1)) > 1 else "") + " |")
     ecfg = cfg.get("endgame", {})
+    prov_cmds = (data.get("provenance") or {}).get("commands", [])
     if eg and ecfg.get("finetune_timesteps"):
         rows.append(
             f"| fine-tuning | {ecfg['finetune_timesteps']:,} PPO steps after the end-game stage "
             f"with the expert frozen"
             + (", the heuristic opponents handing it their end game" if ecfg.get("handoff")
                else "")
-            + f"; learning rate {ecfg.get('finetune_lr')} |")
+            + (f"; each game cut at its first end game the solver settles within "
+               f"{cut:,} nodes a move, and scored by its solved value (`ppo.endgame_cut_nodes`)"
+               if (cut := cfg.get("ppo", {}).get("endgame_cut_nodes")) else "")
+            + f"; learning rate {ecfg.get('finetune_lr')}"
+            + (" decayed linearly to 0 over them" if cfg.get("ppo", {}).get("anneal_lr")
+               else "")
+            + (f" (the settings of the last fine-tuning, `{name}.yaml`; the commands under "
+               f"trained by set each step's own)"
+               if sum("agents.finetune" in c for c in prov_cmds) > 1 else "") + " |")
     m = data.get("machine")
     if m:
         rows.append(f"| machine | {m['cpus']} CPU cores, {'a' if m['gpu'] else 'no'} GPU; "
