@@ -132,6 +132,10 @@ class EndgameConfig:
     """During those steps, the heuristic opponents hand the positions the expert plays
     to the expert (greedy), so that the learner meets their middle game with a strong
     end game, as it meets ``expert``'s."""
+    finetune_cut_nodes: int = 0
+    """``ppo.endgame_cut_nodes`` for those steps only: their games end at the first
+    position with every card placed, scored by the exact solver within this many nodes
+    per move (0: they play on to the end, unless ``ppo.endgame_cut_nodes`` is set)."""
 
 
 @dataclass
@@ -421,6 +425,11 @@ def _check_endgame(cfg: TrainConfig):
         raise ConfigError(f"endgame.finetune_lr must be > 0, got {e.finetune_lr}")
     if e.finetune_timesteps < 0:
         raise ConfigError(f"endgame.finetune_timesteps must be >= 0, got {e.finetune_timesteps}")
+    if e.finetune_cut_nodes < 0:
+        raise ConfigError(f"endgame.finetune_cut_nodes must be >= 0, got {e.finetune_cut_nodes}")
+    if e.finetune_cut_nodes and not e.finetune_timesteps:
+        raise ConfigError("endgame.finetune_cut_nodes > 0 cuts the fine-tuning games: "
+                          "set endgame.finetune_timesteps > 0")
     if e.finetune_timesteps and not e.games:
         raise ConfigError("endgame.finetune_timesteps > 0 fine-tunes after the end-game stage: "
                           "set endgame.games > 0")

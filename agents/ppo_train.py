@@ -213,12 +213,16 @@ class Trainer:
     def start_finetune(self) -> None:
         """Enter the fine-tuning updates (``endgame.finetune_timesteps``): the fitted
         end-game expert is frozen (the PPO and distillation losses reach the main head
-        only) and, with ``endgame.handoff``, the heuristic opponents hand it their end
-        game. Called again on a resumed run."""
+        only), with ``endgame.finetune_cut_nodes`` the games end where every card is
+        placed, and with ``endgame.handoff`` the heuristic opponents hand the expert their
+        end game. Called again on a resumed run."""
         if self.net.endgame is None or not self.net.endgame.active:
             raise RuntimeError("fine-tuning needs a fitted end-game expert")
         for p in self.net.endgame.parameters():
             p.requires_grad_(False)
+        nodes = self.cfg.endgame.finetune_cut_nodes
+        if nodes and self.arena is not None:
+            self.arena.set_cut(nodes)
         if self.cfg.endgame.handoff and self.actors is None:
             self.heuristics = [h if isinstance(h, EndgameHandoff) else EndgameHandoff(h, self.net)
                                for h in self.heuristics]
@@ -332,7 +336,7 @@ class Trainer:
         out["charts/learner_samples"] = len(batch["adv"])
         if st.game_lengths:
             out["charts/game_length"] = float(np.mean(st.game_lengths))
-        if self.cfg.ppo.endgame_cut_nodes:  # share of the games ended by their solved value
+        if self.arena is not None and self.arena.cut is not None:  # games ended by their value
             out["charts/cut_share"] = st.cut / max(st.cut + len(st.game_lengths), 1)
         for kind, (g, w) in st.results.items():
             if g:

@@ -157,10 +157,17 @@ class Arena:
         self.learner_seat = np.full(b, -1, np.int64)  # -1: the learner plays every seat
         self.players: list = []
         self.book = SeatBook(b, p)
-        nodes = cfg.ppo.endgame_cut_nodes
-        self.cut = EndgameCut(cfg.rules, b, nodes) if nodes else None
+        self.cut: EndgameCut | None = None
+        self.set_cut(cfg.ppo.endgame_cut_nodes)
         obs, info = self.venv.reset(seed=seed)
         self.obs, self.mask, self.to_act = obs, info["action_mask"], info["to_act"]
+
+    def set_cut(self, nodes: int) -> None:
+        """End each game at its first position with every card placed whose value the
+        solver proves within ``nodes`` per move (0: no cut); a game already past that
+        position is tried where it stands."""
+        b = self.cfg.env.num_envs
+        self.cut = EndgameCut(self.cfg.rules, b, nodes) if nodes else None
 
     def set_players(self, players: list, n_snap: int) -> None:
         """Opponent slots 1.. for this rollout; the first ``n_snap`` are snapshots."""

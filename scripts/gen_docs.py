@@ -243,6 +243,14 @@ def _redrawn(fit: dict) -> int:
     return fit.get("prior_split_redrawn", fit.get("prior_positions", 0))
 
 
+def _cut_setting(cfg: dict) -> tuple[int, str] | None:
+    """The end-game cut of a checkpoint's fine-tuning and the setting that made it."""
+    for section, key in (("endgame", "finetune_cut_nodes"), ("ppo", "endgame_cut_nodes")):
+        if nodes := cfg.get(section, {}).get(key):
+            return nodes, f"{section}.{key}"
+    return None
+
+
 def _card_facts(name: str, data: dict) -> list[str]:
     cfg, net = data.get("config", {}), data["network"]
     hours = data.get("elapsed", 0.0) / 60
@@ -323,8 +331,8 @@ def _card_facts(name: str, data: dict) -> list[str]:
             + (", the heuristic opponents handing it their end game" if ecfg.get("handoff")
                else "")
             + (f"; each game cut at its first end game the solver settles within "
-               f"{cut:,} nodes a move, and scored by its solved value (`ppo.endgame_cut_nodes`)"
-               if (cut := cfg.get("ppo", {}).get("endgame_cut_nodes")) else "")
+               f"{cut[0]:,} nodes a move, and scored by its solved value (`{cut[1]}`)"
+               if (cut := _cut_setting(cfg)) else "")
             + f"; learning rate {ecfg.get('finetune_lr')}"
             + (" decayed linearly to 0 over them" if cfg.get("ppo", {}).get("anneal_lr")
                else "")

@@ -88,6 +88,24 @@ def test_fine_tuning_moves_the_main_head_and_leaves_the_expert_as_fitted(tmp_pat
     trainer.close()
 
 
+def test_the_fine_tuning_cut_starts_with_the_fine_tuning_updates(tmp_path):
+    """``endgame.finetune_cut_nodes``: the PPO updates before play their games out; the
+    fine-tuning ones end them where every card is placed, by their solved value."""
+    cfg = load_config(ROOT / "configs" / "tiny.yaml",
+                      [*TINY, f"logging.runs_dir={tmp_path}", "rules.deck_size=24",
+                       "rules.hand_size=3", "ppo.num_steps=120",
+                       "endgame.finetune_cut_nodes=100000"])
+    trainer = Trainer(cfg, tmp_path)
+    assert trainer.arena.cut is None
+    assert trainer._collect().cut == 0
+    trainer.net.endgame.start()
+    trainer.update = trainer.num_updates
+    trainer.start_finetune()
+    assert trainer.arena.cut is not None
+    assert trainer._collect().cut > 0
+    trainer.close()
+
+
 def test_fine_tuning_needs_a_fitted_expert(tmp_path):
     cfg = load_config(ROOT / "configs" / "tiny.yaml", [*TINY, f"logging.runs_dir={tmp_path}"])
     trainer = Trainer(cfg, tmp_path)
@@ -100,6 +118,8 @@ def test_fine_tuning_needs_a_fitted_expert(tmp_path):
     (["endgame.finetune_timesteps=100"], "set endgame.games > 0"),
     ([*TINY[:3], "endgame.finetune_timesteps=-1"], "finetune_timesteps must be >= 0"),
     ([*TINY, "endgame.finetune_lr=0"], "finetune_lr must be > 0"),
+    ([*TINY, "endgame.finetune_cut_nodes=-1"], "finetune_cut_nodes must be >= 0"),
+    ([*TINY[:3], "endgame.finetune_cut_nodes=100"], "set endgame.finetune_timesteps > 0"),
 ])
 def test_bad_finetune_configs_are_refused(overrides, message):
     with pytest.raises(ConfigError, match=message):
