@@ -336,7 +336,8 @@ class Trainer:
         out["charts/learner_samples"] = len(batch["adv"])
         if st.game_lengths:
             out["charts/game_length"] = float(np.mean(st.game_lengths))
-        if self.arena is not None and self.arena.cut is not None:  # games ended by their value
+        # the share of games ended by their solved value (Ray's actors cut in their arenas)
+        if self.cfg.ppo.endgame_cut_nodes or (self.arena and self.arena.cut is not None):
             out["charts/cut_share"] = st.cut / max(st.cut + len(st.game_lengths), 1)
         for kind, (g, w) in st.results.items():
             if g:

@@ -98,11 +98,13 @@ def test_the_fine_tuning_cut_starts_with_the_fine_tuning_updates(tmp_path):
     trainer = Trainer(cfg, tmp_path)
     assert trainer.arena.cut is None
     assert trainer._collect().cut == 0
+    assert "charts/cut_share" not in trainer.train_step()
     trainer.net.endgame.start()
     trainer.update = trainer.num_updates
     trainer.start_finetune()
     assert trainer.arena.cut is not None
     assert trainer._collect().cut > 0
+    assert trainer.train_step()["charts/cut_share"] > 0
     trainer.close()
 
 
