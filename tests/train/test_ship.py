@@ -106,11 +106,16 @@ def test_update_puts_in_an_expert_fitted_from_the_shipped_checkpoint(tmp_path, m
 
     path = _shipped(tmp_path, endgame_talon=1, policy_symmetries=6)
     shipped = torch.load(path, weights_only=False)
+    # the main head was fine-tuned after its first expert: the refit's config does not say how
+    shipped["config"]["endgame"] = {"epochs": 9, "finetune_timesteps": 60, "finetune_lr": 0.1}
+    torch.save(shipped, path)
+    (tmp_path / "checkpoints" / "net.yaml").write_text(yaml.safe_dump(shipped["config"]))
     new = {**shipped, "model": {k: v + 1 if k.startswith("endgame.") else v
                                 for k, v in shipped["model"].items()},
            "network": {**shipped["network"], "endgame_pack_ranks": True,
                        "policy_symmetries": 1},
-           "config": {"network": {}, "endgame": {"epochs": 3}},
+           "config": {"network": {}, "endgame": {"epochs": 3, "finetune_timesteps": 20,
+                                                 "finetune_lr": 0.3}},
            "endgame": {"rounds": [], "command": "python -m agents.endgame_expert X --replace"}}
     torch.save(new, tmp_path / "new.pt")
     other = {**new, "model": {k: v + 1 for k, v in shipped["model"].items()}}
@@ -130,7 +135,10 @@ def test_update_puts_in_an_expert_fitted_from_the_shipped_checkpoint(tmp_path, m
         "python -m agents.endgame_expert X --replace",
         f"python scripts/ship_checkpoint.py --update net --expert {tmp_path / 'new.pt'}"]
     cfg = yaml.safe_load((tmp_path / "checkpoints" / "net.yaml").read_text())
-    assert cfg["network"]["endgame_pack_ranks"] and cfg["endgame"] == {"epochs": 3}
+    # the stage's own settings are the new expert's, the fine-tuning ones stay the shipped
+    assert cfg["network"]["endgame_pack_ranks"] and cfg["endgame"] == {
+        "epochs": 3, "finetune_timesteps": 60, "finetune_lr": 0.1}
+    assert data["config"]["endgame"] == cfg["endgame"]
     with pytest.raises(SystemExit):
         ship_checkpoint.main(["run", "net", "--expert", str(tmp_path / "new.pt")])
     assert "--expert goes with --update" in capsys.readouterr().err
