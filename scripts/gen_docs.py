@@ -290,18 +290,31 @@ def _card_facts(name: str, data: dict) -> list[str]:
     if eg:
         ecfg, fits = cfg.get("endgame", {}), _fits(eg)
         talon = net.get("endgame_talon")
-        labels = ("solved positions" if talon <= 1 else "positions labelled by the solver "
-                  f"(talon 0-1) and the sampled search (talon 2-{talon})")
+        seen = sorted({int(t) for f in fits for r in f["rounds"] for t in r.get("by_talon", {})})
+        if talon <= 1 or (seen and seen[-1] <= 1):
+            labels = "solved positions"
+        elif seen and seen[0] >= 2:  # a refit that gathered only the sampled search's talons
+            labels = (f"positions with {seen[0]}-{seen[-1]} talon cards labelled by the "
+                      "sampled search")
+        else:
+            labels = ("positions labelled by the solver (talon 0-1) and the sampled search "
+                      f"(talon 2-{talon})")
+        # the first fit on record went on from an expert fitted before it, whose fits the
+        # report does not keep (a chain of commands: the model card's trained by lists them)
+        earlier = "--refit" in (fits[0].get("command") or "").split()
         rounds = sum(len(f["rounds"]) for f in fits)
         # the last fit's positions: earlier fits' ones come back in it only through --data
         total, prior = fits[-1]["rounds"][-1]["positions"], fits[-1].get("prior_positions", 0)
         rows.append(
             "| end-game expert | a second trunk and head "
-            + (f"(MLP {'-'.join(map(str, own))}, from fresh weights)"
+            + (f"(MLP {'-'.join(map(str, own))}"
+               + (")" if earlier else ", from fresh weights)")
                if (own := net.get("endgame_hidden")) not in (None, net["hidden"])
                else "of the same shape") + " for positions with "
-            f"at most {talon} talon card(s), fitted to "
-            f"{total - prior:,} {labels}"
+            f"at most {talon} talon card(s), "
+            + ("fitted by earlier commands (trained by) and then refitted to " if earlier
+               else "fitted to ")
+            + f"{total - prior:,} {labels}"
             + (f" and {prior:,} read back with `--data` (solved by another run, or by an "
                f"earlier fit of this checkpoint)" if prior else "")
             + f" ({rounds} round(s), "
