@@ -103,14 +103,21 @@ def _set_args(pairs: list[str]) -> list[str]:
     return [f"--set={s}" for s in pairs]
 
 
-FINETUNE_KEYS = ("finetune_timesteps", "finetune_lr", "finetune_cut_nodes", "handoff")
-"""``endgame`` settings of the PPO fine-tuning after the stage, not of the expert's fit."""
+def _finetune_keys() -> tuple[str, ...]:
+    """``endgame`` settings of the PPO fine-tuning after the stage, not of the expert's fit
+    (every ``finetune_*`` field of ``EndgameConfig``, and ``handoff``)."""
+    from dataclasses import fields
+
+    from agents.ppo_config import EndgameConfig
+
+    return (*(f.name for f in fields(EndgameConfig) if f.name.startswith("finetune_")),
+            "handoff")
 
 
 def swap_expert(data: dict, new: dict, source: str, cfg: Path) -> None:
     """Put the end-game expert of checkpoint ``new`` (read from ``source``) into shipped
     checkpoint ``data``, and its network and ``endgame`` settings into the config file
-    ``cfg``; the shipped play settings and fine-tuning settings (``FINETUNE_KEYS``) stay.
+    ``cfg``; the shipped play settings and fine-tuning settings (``_finetune_keys``) stay.
 
     Raises:
         ValueError: ``new`` has no fitted expert, or is not the shipped network with
@@ -135,14 +142,12 @@ def swap_expert(data: dict, new: dict, source: str, cfg: Path) -> None:
            and k not in PLAY_SETTINGS}
     # the stage's settings describe the new expert; the fine-tuning ones (finetune_*,
     # handoff) describe how the shipped main head was trained after it, so they stay
-    shipped = data["config"].get("endgame") or {}
-    stage = {k: v for k, v in (new["config"].get("endgame") or {}).items()
-             if k not in FINETUNE_KEYS}
+    shipped, keep = data["config"].get("endgame") or {}, _finetune_keys()
+    stage = {k: v for k, v in (new["config"].get("endgame") or {}).items() if k not in keep}
     data["model"] = new["model"]
     data["network"].update(own)
     data["config"]["network"].update(own)
-    data["config"]["endgame"] = {**stage, **{k: shipped[k] for k in FINETUNE_KEYS
-                                             if k in shipped}}
+    data["config"]["endgame"] = {**stage, **{k: shipped[k] for k in keep if k in shipped}}
     data["endgame"] = new["endgame"]
     data["provenance"]["commands"].append(new["endgame"]["command"])
     text = yaml.safe_load(cfg.read_text())
