@@ -26,7 +26,8 @@ that it also learns the positions its own play leads to (DAgger), and fits on al
 positions so far. ``--refit`` runs more rounds on a checkpoint whose expert is fitted
 already, starting from that expert; with a larger ``network.endgame_talon`` (up to
 ``search.pimc_talon``) it also takes over the positions with 2 or 3 talon cards, labelled
-by the sampled search (the best total over ``search.pimc_samples`` deals). ``--data``
+by the sampled search (the best total over ``endgame.pimc_samples`` deals, or
+``search.pimc_samples`` if that is 0). ``--data``
 reads back the positions an earlier run wrote with ``--save-data`` and fits on them too.
 ``--replace`` fits a new expert in place of a fitted one, e.g. a wider one
 (``network.endgame_hidden``, which starts from fresh weights instead of a copy).
@@ -37,6 +38,7 @@ from __future__ import annotations
 import json
 import multiprocessing as mp
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -324,6 +326,8 @@ def run_stage(net: PPONet, cfg: EndgameConfig, search: SearchConfig, seed: int,
         raise ValueError("the end-game stage needs two players (the exact solver)")
     if not start and not net.endgame.active:
         raise ValueError("start=False goes on from a fitted expert, and this one is not")
+    if cfg.pimc_samples:
+        search = replace(search, pimc_samples=cfg.pimc_samples)
     t0 = time.perf_counter()
     data, rounds, games_total = None, [], cfg.games * cfg.rounds
     if prior is not None and len(prior["obs"]):  # their games follow this run's

@@ -123,6 +123,10 @@ class EndgameConfig:
     """Share of the games whose positions are held out to measure blunders."""
     workers: int = 2
     """Solver processes."""
+    pimc_samples: int = 0
+    """Deals per sampled-search label of this stage (positions with 2 or 3 talon cards),
+    in place of ``search.pimc_samples`` (0: that one). The stage labels far fewer positions
+    than imitation and distillation, so it can afford more deals, hence less noisy labels."""
     finetune_timesteps: int = 0
     """PPO steps after the stage, with the fitted expert frozen: the main head learns the
     middle game toward end games that are played well on both sides (0: none)."""
@@ -416,7 +420,8 @@ def _check_endgame(cfg: TrainConfig):
     for name, v, lo in [("endgame.games", e.games, 0), ("endgame.rounds", e.rounds, 1),
                         ("endgame.epochs", e.epochs, 1),
                         ("endgame.minibatch_size", e.minibatch_size, 1),
-                        ("endgame.workers", e.workers, 1)]:
+                        ("endgame.workers", e.workers, 1),
+                        ("endgame.pimc_samples", e.pimc_samples, 0)]:
         if v < lo:
             raise ConfigError(f"{name} must be >= {lo}, got {v}")
     if not e.lr > 0:

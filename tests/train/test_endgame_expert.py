@@ -246,6 +246,7 @@ def test_fitting_moves_the_expert_toward_the_best_moves_and_leaves_the_main_head
     (["endgame.games=10", "network.endgame_talon=1", "endgame.opponent=nobody"],
      "endgame.opponent"),
     (["endgame.rounds=0"], "endgame.rounds must be >= 1"),
+    (["endgame.pimc_samples=-1"], "endgame.pimc_samples must be >= 0"),
     (["endgame.games=10", "network.endgame_talon=1", "endgame.collect_talon=2"],
      r"collect_talon must be null or an integer from 0 to network.endgame_talon \(1\)"),
     (["endgame.games=10", "network.endgame_talon=1", "endgame.collect_talon=-1"],
@@ -364,6 +365,30 @@ def test_a_fresh_expert_lets_the_main_head_play_the_first_rounds_games(
     stage.run_stage(net, EndgameConfig(games=12, rounds=2, epochs=1, workers=1), SEARCH,
                     seed=0, num_threads=1, progress=False)
     assert active == [first_round_active, True] and net.endgame.active
+
+
+@pytest.mark.parametrize("stage_samples, used", [(0, 5), (24, 24)])
+def test_the_stage_labels_with_its_own_deal_count_if_it_sets_one(
+        monkeypatch, stage_samples, used):
+    """``endgame.pimc_samples`` replaces ``search.pimc_samples`` for this stage's labels
+    only (0 keeps the search section's)."""
+    import agents.endgame_expert as stage
+
+    torch.manual_seed(3)
+    net = PPONet(Rules(), NetworkConfig(hidden=[32], endgame_talon=3))
+    seen, real = [], stage.label
+
+    def label(data, rules, search, *args, **kwargs):
+        seen.append(search)
+        return real(data, rules, search, *args, **kwargs)
+
+    monkeypatch.setattr(stage, "label", label)
+    search = SearchConfig(endgame_nodes=20000, pimc_talon=3, pimc_samples=5, pimc_nodes=200)
+    stage.run_stage(net, EndgameConfig(games=8, epochs=1, workers=1, collect_min_talon=2,
+                                       pimc_samples=stage_samples),
+                    search, seed=0, num_threads=1, progress=False)
+    assert [s.pimc_samples for s in seen] == [used]
+    assert seen[0].pimc_nodes == 200 and search.pimc_samples == 5  # the rest as it was
 
 
 def test_the_cli_adds_an_expert_to_a_checkpoint_without_one(tmp_path):
