@@ -2,9 +2,11 @@
 
     python -m agents.strength runs/ppo_2p_podkidnoy__1__1700000000 [RUN_DIR ...]
         [--opponents expert_rules,expert] [--target 0.55] [--out strength.png]
+    python -m agents.strength checkpoints/ppo_2p_podkidnoy_evals.jsonl
 
 Reads each run's ``evals.jsonl`` (one line per evaluation during training, written by
-``agents.ppo_train``; evaluation time is not counted in the wall-clock), prints a table
+``agents.ppo_train``; evaluation time is not counted in the wall-clock), or such a file
+itself (a shipped checkpoint's ``NAME_evals.jsonl``), prints a table
 of the win rates with their 95% intervals, the first evaluation at or above
 ``--target`` against the last opponent, and plots win rate against environment steps
 and against wall-clock minutes.
@@ -18,11 +20,36 @@ import sys
 from pathlib import Path
 
 
-def read_evals(run_dir: Path) -> list[dict]:
-    """The evaluations of a run, in order."""
-    path = Path(run_dir) / "evals.jsonl"
-    if not path.is_file():
-        raise FileNotFoundError(f"{run_dir} has no evals.jsonl (not a training run directory?)")
+def evals_path(run: str | Path) -> Path:
+    """``run``'s ``evals.jsonl`` if it is a directory, else ``run`` itself (a ``.jsonl``)."""
+    run = Path(run)
+    if run.is_dir():
+        path = run / "evals.jsonl"
+        if not path.is_file():
+            raise FileNotFoundError(f"{run} has no evals.jsonl (not a training run directory?)")
+        return path
+    if not run.exists():
+        raise FileNotFoundError(f"{run} does not exist")
+    if run.suffix != ".jsonl":
+        raise FileNotFoundError(f"{run} is neither a training run directory nor an evaluations "
+                                "file (.jsonl)")
+    return run
+
+
+def _name_and_plot(run: str | Path) -> tuple[str, Path]:
+    """How a run is named in the table and legend, and where its plot goes by default:
+    ``RUN_DIR`` and ``RUN_DIR/strength.png``; ``X/NAME_evals.jsonl``: ``NAME`` and
+    ``X/NAME_strength.png``."""
+    run = Path(run)
+    if run.is_dir():
+        return run.name, run / "strength.png"
+    prefix = run.stem.removesuffix("evals")
+    return (prefix.rstrip("_") or run.parent.name), run.with_name(prefix + "strength.png")
+
+
+def read_evals(run_dir: str | Path) -> list[dict]:
+    """The evaluations of a run (its directory or its evaluations file), in order."""
+    path = evals_path(run_dir)
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     return [r for r in rows if r.get("detail")]
 
@@ -83,13 +110,16 @@ def plot(runs: dict[str, list[dict]], opponents: list[str], out: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m agents.strength",
                                  description=__doc__.splitlines()[0])
-    ap.add_argument("runs", nargs="+", metavar="RUN_DIR", help="training run directories")
+    ap.add_argument("runs", nargs="+", metavar="RUN_DIR",
+                    help="training run directories, or their evaluations files (.jsonl)")
     ap.add_argument("--opponents", default="expert_rules,expert",
                     help="comma-separated opponents to show (default: expert_rules,expert)")
     ap.add_argument("--target", type=float, default=0.55,
                     help="report the first evaluation at or above this win rate against the "
                          "last opponent (default 0.55)")
-    ap.add_argument("--out", default=None, help="plot file (default RUN_DIR/strength.png)")
+    ap.add_argument("--out", default=None,
+                    help="plot file (default RUN_DIR/strength.png, or NAME_strength.png beside "
+                         "NAME_evals.jsonl)")
     args = ap.parse_args(argv)
     opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
     if not opponents:
@@ -99,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     runs = {}
     for d in args.runs:
         try:
-            runs[Path(d).name] = read_evals(Path(d))
+            runs[_name_and_plot(d)[0]] = read_evals(d)
         except (FileNotFoundError, json.JSONDecodeError) as e:
             print(f"agents.strength: error: {e}", file=sys.stderr)
             return 2
@@ -111,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(f"first at or above {args.target:.0%} against {opponents[-1]}: "
                   f"{hit['global_step']:,} steps, {hit.get('elapsed', 0) / 60:.1f} minutes\n")
-    out = Path(args.out) if args.out else Path(args.runs[0]) / "strength.png"
+    out = Path(args.out) if args.out else _name_and_plot(args.runs[0])[1]
     plot(runs, opponents, out)
     print(f"plot: {out}")
     return 0
