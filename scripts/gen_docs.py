@@ -37,7 +37,7 @@ TITLES = {
                          "itself as trained",
     "2p_ppo_solver": "Two players: the PPO policy with the exact end-game solver only",
     "2p_ppo_searches": "Two players: the PPO policy with the exact searches",
-    "2p_ppo_searches_wider": "Two players: the PPO policy with wider sampled searches",
+    "2p_ppo_searches_wider": "Two players: the PPO policy with wider and deeper searches",
     "2p_ppo_ismcts": "Two players: the PPO policy with the exact searches against ismcts",
     "2p_ismcts": "Two players: ISMCTS against expert",
     "2p_openspiel_ismcts": "Two players: OpenSpiel's IS-MCTS against ismcts, 0.25 s a move each",
