@@ -439,6 +439,55 @@ def strength_section() -> str:
         "included, evaluations not.")
 
 
+# The 2-player podkidnoy recipe run from scratch in one command (point 11 of the learned
+# player's issue): committed run directory under checkpoints/in_progress/, the command,
+# and the tournament of its final policy against expert.
+RECIPE_RUNS = [
+    ("run_2026-12-05", "python train.py --config configs/ppo_2p_podkidnoy.yaml "
+     "network.endgame_pack_ranks=false",
+     "tournament_final_vs_expert.json"),
+    ("fast_recipe", "python train.py --config configs/ppo_2p_podkidnoy.yaml "
+     "ppo.total_timesteps=6000000 ppo.kl_decay_updates=180 endgame.rounds=1 "
+     "endgame.games=20000 endgame.finetune_timesteps=6000000 eval.every=25",
+     "tournament_vs_expert.json"),
+]
+RECIPE_DIR = ROOT / "checkpoints" / "in_progress" / "ppo_2p_podkidnoy"
+RECIPE_TARGET = 0.55
+
+
+def recipe_section() -> str:
+    """The from-scratch runs of the 2-player recipe: minutes to 55% against expert, from
+    their committed evaluations, and their final tournament against expert."""
+    from agents.strength import first_reaching, read_evals
+
+    rows = ["| run | command | minutes of training | first evaluation at 55% vs expert "
+            "(200 games) | final vs expert, paired deals [95% CI] |", "|---|---|---|---|---|"]
+    for name, command, tour in RECIPE_RUNS:
+        run = RECIPE_DIR / name
+        if not (run / "evals.jsonl").is_file():
+            continue
+        evals = read_evals(run / "evals.jsonl")
+        hit = first_reaching(evals, "expert", RECIPE_TARGET)
+        reached = ("not reached (best {:.1f}%)".format(100 * max(e.get("expert", 0) for e in evals))
+                   if hit is None else f"{hit['elapsed'] / 60:.1f} minutes, update {hit['update']}")
+        final = "not measured"
+        if (run / tour).is_file():
+            res = json.loads((run / tour).read_text())
+            pair = next(x for x in res["pairs"] if x["opponent"] == "expert")
+            final = (f"{_pct(pair['win_rate'], pair['win_rate_lo'], pair['win_rate_hi'])} "
+                     f"({pair['games']:,} games, seed {res['config']['seed']}, commit "
+                     f"`{res['config']['commit']}`)")
+        rows.append(f"| `{name}/` | `{command}` | {evals[-1]['elapsed'] / 60:.1f} | {reached} "
+                    f"| {final} |")
+    if len(rows) == 2:
+        return "No from-scratch run is committed under `checkpoints/in_progress/ppo_2p_podkidnoy/`."
+    return "\n".join(rows) + (
+        "\n\nMinutes count training only (evaluations not), imitation and end-game stage "
+        "included; each run ran alone on the 2-core machine, resumed across sessions with "
+        "`train.py --resume`. The runs, their configs and what was tried in between are in "
+        "`checkpoints/in_progress/ppo_2p_podkidnoy/README.md`.")
+
+
 RAY_SPS = RESULTS / "ray_train_sps.json"
 
 
@@ -910,6 +959,7 @@ def outputs() -> dict[Path, str]:
     train_page = ROOT / "docs" / "training.md"
     out[train_page] = fill_blocks(train_page.read_text(),
                                   {"strength": strength_section(),
+                                   "recipes": recipe_section(),
                                    "train_sps": train_sps_section(),
                                    "ray_sps": ray_sps_section(),
                                    "audit": audit_section(),
