@@ -460,16 +460,21 @@ def recipe_section() -> str:
     their committed evaluations, and their final tournament against expert."""
     from agents.strength import first_reaching, read_evals
 
-    rows = ["| run | command | minutes of training | first evaluation at 55% vs expert "
-            "(200 games) | final vs expert, paired deals [95% CI] |", "|---|---|---|---|---|"]
+    rows = [f"| run | command | minutes of training | first evaluation at {RECIPE_TARGET:.0%} "
+            "vs expert (games) | final vs expert, paired deals [95% CI] |", "|---|---|---|---|---|"]
     for name, command, tour in RECIPE_RUNS:
         run = RECIPE_DIR / name
         if not (run / "evals.jsonl").is_file():
             continue
         evals = read_evals(run / "evals.jsonl")
         hit = first_reaching(evals, "expert", RECIPE_TARGET)
-        reached = ("not reached (best {:.1f}%)".format(100 * max(e.get("expert", 0) for e in evals))
-                   if hit is None else f"{hit['elapsed'] / 60:.1f} minutes, update {hit['update']}")
+        if hit is None:
+            best = max(evals, key=lambda e: e.get("expert", 0))
+            reached = (f"not reached (best {100 * best['expert']:.1f}%, "
+                       f"{best['detail']['expert']['games']} games)")
+        else:
+            reached = (f"{hit['elapsed'] / 60:.1f} minutes, update {hit['update']} "
+                       f"({hit['detail']['expert']['games']} games)")
         final = "not measured"
         if (run / tour).is_file():
             res = json.loads((run / tour).read_text())
