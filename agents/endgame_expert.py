@@ -328,6 +328,8 @@ def run_stage(net: PPONet, cfg: EndgameConfig, search: SearchConfig, seed: int,
         raise ValueError("start=False goes on from a fitted expert, and this one is not")
     if cfg.pimc_samples:
         search = replace(search, pimc_samples=cfg.pimc_samples)
+    if cfg.solver_nodes:
+        search = replace(search, endgame_nodes=cfg.solver_nodes)
     t0 = time.perf_counter()
     data, rounds, games_total = None, [], cfg.games * cfg.rounds
     if prior is not None and len(prior["obs"]):  # their games follow this run's

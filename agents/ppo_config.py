@@ -127,6 +127,11 @@ class EndgameConfig:
     """Deals per sampled-search label of this stage (positions with 2 or 3 talon cards),
     in place of ``search.pimc_samples`` (0: that one). The stage labels far fewer positions
     than imitation and distillation, so it can afford more deals, hence less noisy labels."""
+    solver_nodes: int = 0
+    """Node cap per move of this stage's exact labels, in place of ``search.endgame_nodes``
+    (0: that one). A position with a move past the cap and no proven win is dropped, and
+    its solving was spent for nothing: a lower cap labels more positions per minute and
+    drops more of the hardest."""
     finetune_timesteps: int = 0
     """PPO steps after the stage, with the fitted expert frozen: the main head learns the
     middle game toward end games that are played well on both sides (0: none)."""
@@ -421,7 +426,8 @@ def _check_endgame(cfg: TrainConfig):
                         ("endgame.epochs", e.epochs, 1),
                         ("endgame.minibatch_size", e.minibatch_size, 1),
                         ("endgame.workers", e.workers, 1),
-                        ("endgame.pimc_samples", e.pimc_samples, 0)]:
+                        ("endgame.pimc_samples", e.pimc_samples, 0),
+                        ("endgame.solver_nodes", e.solver_nodes, 0)]:
         if v < lo:
             raise ConfigError(f"{name} must be >= {lo}, got {v}")
     if not e.lr > 0:

@@ -391,6 +391,27 @@ def test_the_stage_labels_with_its_own_deal_count_if_it_sets_one(
     assert seen[0].pimc_nodes == 200 and search.pimc_samples == 5  # the rest as it was
 
 
+def test_the_stage_labels_with_its_own_node_cap_if_it_sets_one(monkeypatch):
+    """``endgame.solver_nodes`` replaces ``search.endgame_nodes`` for this stage's labels
+    only (0 keeps the search section's)."""
+    import agents.endgame_expert as stage
+
+    torch.manual_seed(3)
+    net = PPONet(Rules(), NetworkConfig(hidden=[32], endgame_talon=1))
+    seen, real = [], stage.label
+
+    def label(data, rules, search, *args, **kwargs):
+        seen.append(search.endgame_nodes)
+        return real(data, rules, search, *args, **kwargs)
+
+    monkeypatch.setattr(stage, "label", label)
+    search = SearchConfig(endgame_nodes=20000)
+    for nodes in (0, 200):
+        stage.run_stage(net, EndgameConfig(games=8, epochs=1, workers=1, solver_nodes=nodes),
+                        search, seed=0, num_threads=1, progress=False)
+    assert seen == [20000, 200] and search.endgame_nodes == 20000
+
+
 def test_the_cli_adds_an_expert_to_a_checkpoint_without_one(tmp_path):
     rules = Rules()
     torch.manual_seed(5)
