@@ -450,6 +450,10 @@ RECIPE_RUNS = [
      "ppo.total_timesteps=6000000 ppo.kl_decay_updates=180 endgame.rounds=1 "
      "endgame.games=20000 endgame.finetune_timesteps=6000000 eval.every=25",
      "tournament_vs_expert.json"),
+    ("cheap_labels", "python train.py --config configs/ppo_2p_podkidnoy.yaml "
+     "ppo.total_timesteps=32768 search.endgame_nodes=10000 endgame.rounds=1 "
+     "endgame.games=48000 endgame.epochs=12 endgame.finetune_timesteps=6000000 eval.every=25",
+     "tournament_vs_expert.json"),
 ]
 RECIPE_DIR = ROOT / "checkpoints" / "in_progress" / "ppo_2p_podkidnoy"
 RECIPE_TARGET = 0.55
