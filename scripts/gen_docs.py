@@ -440,20 +440,12 @@ def strength_section() -> str:
 
 
 # The 2-player podkidnoy recipe run from scratch in one command (point 11 of the learned
-# player's issue): committed run directory under checkpoints/in_progress/, the command,
-# and the tournament of its final policy against expert.
+# player's issue), finished: its committed run directory under checkpoints/in_progress/
+# (the command in its command.txt) and the tournament of its final policy against expert.
 RECIPE_RUNS = [
-    ("run_2026-12-05", "python train.py --config configs/ppo_2p_podkidnoy.yaml "
-     "network.endgame_pack_ranks=false",
-     "tournament_final_vs_expert.json"),
-    ("fast_recipe", "python train.py --config configs/ppo_2p_podkidnoy.yaml "
-     "ppo.total_timesteps=6000000 ppo.kl_decay_updates=180 endgame.rounds=1 "
-     "endgame.games=20000 endgame.finetune_timesteps=6000000 eval.every=25",
-     "tournament_vs_expert.json"),
-    ("cheap_labels", "python train.py --config configs/ppo_2p_podkidnoy.yaml "
-     "ppo.total_timesteps=32768 search.endgame_nodes=10000 endgame.rounds=1 "
-     "endgame.games=48000 endgame.epochs=12 endgame.finetune_timesteps=6000000 eval.every=25",
-     "tournament_vs_expert.json"),
+    ("run_2026-12-05", "tournament_final_vs_expert.json"),
+    ("fast_recipe", "tournament_vs_expert.json"),
+    ("cheap_labels", "tournament_vs_expert.json"),
 ]
 RECIPE_DIR = ROOT / "checkpoints" / "in_progress" / "ppo_2p_podkidnoy"
 RECIPE_TARGET = 0.55
@@ -466,10 +458,11 @@ def recipe_section() -> str:
 
     rows = [f"| run | command | minutes of training | first evaluation at {RECIPE_TARGET:.0%} "
             "vs expert (games) | final vs expert, paired deals [95% CI] |", "|---|---|---|---|---|"]
-    for name, command, tour in RECIPE_RUNS:
+    for name, tour in RECIPE_RUNS:
         run = RECIPE_DIR / name
         if not (run / "evals.jsonl").is_file():
             continue
+        command = (run / "command.txt").read_text().strip()
         evals = read_evals(run / "evals.jsonl")
         hit = first_reaching(evals, "expert", RECIPE_TARGET)
         if hit is None:

@@ -17,15 +17,14 @@ from agents.endgame_expert import collect
 from agents.ppo import load_checkpoint
 from agents.ppo_config import EndgameConfig
 from agents.teacher import SearchConfig, SearchLabeler
-from durak_env.observation import observation_layout
+from agents.view import fast_decode
 
 path, games = sys.argv[1], int(sys.argv[2])
 caps = [int(x) for x in sys.argv[3].split(",")]
 net, _ = load_checkpoint(path)
 rules = net.rules
 pos = collect(net, rules, EndgameConfig(games=games), seed=5, num_threads=2)
-at = {p.name: p for p in observation_layout(rules)}["talon_size"].offset
-talon = np.rint(pos["obs"][:, at] * rules.hand_size).astype(int)
+talon = np.array([fast_decode(o, rules).talon_size for o in pos["obs"]])
 print("positions", len(talon), "by talon", np.bincount(talon))
 for cap in caps:
     labeler = SearchLabeler(rules, SearchConfig(endgame_nodes=cap, pimc_talon=3,
