@@ -446,6 +446,7 @@ RECIPE_RUNS = [
     ("run_2026-12-05", "tournament_final_vs_expert.json"),
     ("fast_recipe", "tournament_vs_expert.json"),
     ("cheap_labels", "tournament_vs_expert.json"),
+    ("deep_recipe", "tournament_vs_expert.json"),
 ]
 RECIPE_DIR = ROOT / "checkpoints" / "in_progress" / "ppo_2p_podkidnoy"
 RECIPE_TARGET = 0.55
