@@ -316,10 +316,11 @@ class EndgameSolver:
             (its holder-to-be is decided by the play, so the position is still known).
         cheap_first: try the cheapest cards first (low before high, plain before trump),
             pass/take last; by default card-id order, with pass/take last.
+        tt_bits: the transposition table has ``2 ** tt_bits`` entries (16 bytes each).
     """
 
     def __init__(self, rules: Rules, max_nodes: int = 3000, last_card: bool = False,
-                 cheap_first: bool = False):
+                 cheap_first: bool = False, tt_bits: int = TT_BITS):
         self.rules = rules
         self.max_nodes = max_nodes
         self.last_card = last_card
@@ -331,7 +332,7 @@ class EndgameSolver:
         self.log = np.zeros((0, 2), np.int32)
         self.deck = deck_mask(rules.deck_size)
         self.nodes = np.zeros(1, np.int64)
-        self.tt = np.zeros(1 << TT_BITS, TT_DTYPE)
+        self.tt = np.zeros(1 << tt_bits, TT_DTYPE)
 
     def reset(self) -> None:
         """Empty the transposition table (at a new game, so that a decision depends

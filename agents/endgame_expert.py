@@ -124,7 +124,11 @@ def label(data: dict, rules: Rules, search: SearchConfig, workers: int, seed: in
     """``data`` with ``good`` (bool[N, W], the best moves by ``SearchLabeler.label_set``:
     every legal move solved once every card is placed, the best total over sampled deals
     with 2 to ``search.pimc_talon`` talon cards), without the positions it leaves
-    unlabelled (no proven best move within the node cap)."""
+    unlabelled (no proven best move within the node cap), in the order of their games:
+    each game's positions follow each other, so the solver's table holds what the searches
+    of its earlier positions proved when it comes to the later ones."""
+    order = np.argsort(data["game"], kind="stable")
+    data = {k: v[order] for k, v in data.items()}
     n = len(data["obs"])
     jobs = [(rules.to_dict(), vars(search), seed + s, data["obs"][s:s + chunk],
              data["ids"][s:s + chunk], data["counts"][s:s + chunk])

@@ -24,6 +24,11 @@ from .endgame import UNKNOWN, EndgameSolver
 from .pimc import pimc_values, search_applies, searched_move
 from .view import fast_decode
 
+LABEL_TT_BITS = 20
+"""The labeler's solver keeps a transposition table of 2**20 entries (16 MB) across the
+positions it labels, where ``expert``'s keeps 2**16 for one game: successive positions of
+one game reuse the searches of the ones before, and far more of them stay in the table."""
+
 
 @dataclass
 class SearchConfig:
@@ -59,7 +64,7 @@ class SearchLabeler:
         self.solver = None
         if rules.num_players == 2 and cfg.endgame_nodes > 0:
             self.solver = EndgameSolver(rules, cfg.endgame_nodes, last_card=True,
-                                        cheap_first=True)
+                                        cheap_first=True, tt_bits=LABEL_TT_BITS)
         self.rng = np.random.default_rng(seed)
         self._cards = np.zeros(NUM_CARDS, np.int64)
         lay = {p.name: p for p in observation_layout(rules)}

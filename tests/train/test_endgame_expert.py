@@ -200,6 +200,8 @@ def test_labels_are_the_solver_best_moves_and_unproven_positions_are_dropped():
     assert (data["counts"] > 1).all()
     labelled = label(data, rules, SEARCH, workers=2, chunk=64)
     assert 0 < len(labelled["obs"]) <= len(data["obs"])
+    assert (np.diff(labelled["game"]) >= 0).all()  # each game's positions together
+    assert not (np.diff(data["game"]) >= 0).all()  # (collected turn by turn)
     solver = EndgameSolver(rules, SEARCH.endgame_nodes, last_card=True, cheap_first=True)
     for i in range(0, len(labelled["obs"]), 7):  # a fresh solver agrees
         n = labelled["counts"][i]
