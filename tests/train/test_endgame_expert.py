@@ -224,7 +224,7 @@ def test_fitting_moves_the_expert_toward_the_best_moves_and_leaves_the_main_head
     torch.manual_seed(3)
     net = PPONet(rules, SMALL)
     main = {k: v.clone() for k, v in net.state_dict().items() if not k.startswith("endgame.")}
-    cfg = EndgameConfig(games=150, epochs=15, lr=3e-3, minibatch_size=128, workers=2)
+    cfg = EndgameConfig(games=150, epochs=30, lr=3e-3, minibatch_size=128, workers=2)
     data = label(collect(net, rules, cfg, seed=4), rules, SEARCH, cfg.workers)
     rows = np.arange(len(data["obs"]))
     informative = rows[data["good"].sum(1) < data["counts"]]
