@@ -290,21 +290,10 @@ def _card_facts(name: str, data: dict) -> list[str]:
     if eg:
         ecfg, fits = cfg.get("endgame", {}), _fits(eg)
         talon = net.get("endgame_talon")
-        seen = sorted({int(t) for f in fits for r in f["rounds"] for t in r.get("by_talon", {})})
-        if talon <= 1 or (seen and seen[-1] <= 1):
-            labels = "solved positions"
-        elif seen and seen[0] >= 2:  # a refit that gathered only the sampled search's talons
-            labels = (f"positions with {seen[0]}-{seen[-1]} talon cards labelled by the "
-                      "sampled search")
-        else:
-            labels = ("positions labelled by the solver (talon 0-1) and the sampled search "
-                      f"(talon 2-{talon})")
         # the first fit on record went on from an expert fitted before it, whose fits the
         # report does not keep (a chain of commands: the model card's trained by lists them)
         earlier = "--refit" in (fits[0].get("command") or "").split()
-        rounds = sum(len(f["rounds"]) for f in fits)
-        # the last fit's positions: earlier fits' ones come back in it only through --data
-        total, prior = fits[-1]["rounds"][-1]["positions"], fits[-1].get("prior_positions", 0)
+        texts = [_fit_text(f, talon, ecfg.get("opponent")) for f in fits]
         rows.append(
             "| end-game expert | a second trunk and head "
             + (f"(MLP {'-'.join(map(str, own))}"
@@ -312,19 +301,10 @@ def _card_facts(name: str, data: dict) -> list[str]:
                if (own := net.get("endgame_hidden")) not in (None, net["hidden"])
                else "of the same shape") + " for positions with "
             f"at most {talon} talon card(s), "
-            + ("fitted by earlier commands (trained by) and then refitted to " if earlier
-               else "fitted to ")
-            + f"{total - prior:,} {labels}"
-            + (f" and {prior:,} read back with `--data` (solved by another run, or by an "
-               f"earlier fit of this checkpoint)" if prior else "")
-            + f" ({rounds} round(s), "
-            f"{sum(r['games'] for f in fits for r in f['rounds']):,} games against "
-            f"{ecfg.get('opponent')}"
-            + (f", in {len(fits)} fits" if len(fits) > 1 else "") + "); held-out "
-            f"blunders {100 * fits[0]['blunders_before']:.2f}% before, "
-            f"{100 * eg['blunders_after']:.2f}% after"
-            + (" (before the first fit and after the last, each on its own held-out "
-               "positions)" if len(fits) > 1 else "")
+            + ("fitted by earlier commands (trained by) and then refitted" if earlier
+               else "fitted")
+            + (f" to {texts[0]}" if len(texts) == 1 else
+               f" in {len(texts)} fits, one after another: to " + "; then to ".join(texts))
             + (" (the last fit drew anew which positions read back with `--data` it held out, "
                "so they may include some an earlier fit trained on: "
                "[training](../docs/training.md))"
@@ -480,8 +460,12 @@ def recipe_section() -> str:
             final = (f"{_pct(pair['win_rate'], pair['win_rate_lo'], pair['win_rate_hi'])} "
                      f"({pair['games']:,} games, seed {res['config']['seed']}, commit "
                      f"`{res['config']['commit']}`)")
-        rows.append(f"| `{name}/` | `{command}` | {evals[-1]['elapsed'] / 60:.1f} | {reached} "
-                    f"| {final} |")
+        minutes = f"{evals[-1]['elapsed'] / 60:.1f}"
+        if (run / "stopped.json").is_file():  # a run stopped by hand before its config's end
+            stop = json.loads((run / "stopped.json").read_text())
+            minutes += (f" at its last evaluation; stopped by hand at update {stop['update']}, "
+                        f"{stop['minutes']:.1f} minutes, whose checkpoint the final column plays")
+        rows.append(f"| `{name}/` | `{command}` | {minutes} | {reached} | {final} |")
     if len(rows) == 2:
         return "No from-scratch run is committed under `checkpoints/in_progress/ppo_2p_podkidnoy/`."
     return "\n".join(rows) + (
@@ -677,6 +661,38 @@ def _checkpoint(name: str) -> dict | None:
     return torch.load(path, map_location="cpu", weights_only=False)
 
 
+def _fit_talons(fit: dict, talon: int) -> tuple[int, int]:
+    """The fewest and most talon cards of the positions an end-game fit gathered: the
+    talon sizes of its held-out blunders (``by_talon``), else 0 to the expert's ``talon``."""
+    seen = sorted({int(t) for r in fit["rounds"] for t in r.get("by_talon", {})})
+    return (seen[0], seen[-1]) if seen else (0, talon)
+
+
+def _span(lo: int, hi: int) -> str:
+    return f"{lo}" if lo == hi else f"{lo}-{hi}"
+
+
+def _fit_text(fit: dict, talon: int, opponent) -> str:
+    """One end-game fit for the model card: its positions, what labelled them, its games
+    and its held-out blunders."""
+    lo, hi = _fit_talons(fit, talon)
+    if hi <= 1:
+        labels = f"solved positions with {_span(lo, hi)} talon cards"
+    elif lo >= 2:
+        labels = f"positions with {_span(lo, hi)} talon cards labelled by the sampled search"
+    else:
+        labels = (f"positions labelled by the solver (talon {_span(lo, 1)}) and the sampled "
+                  f"search (talon {_span(2, hi)})")
+    # positions of earlier fits come back in a fit only through --data
+    total, prior = fit["rounds"][-1]["positions"], fit.get("prior_positions", 0)
+    return (f"{total - prior:,} {labels}"
+            + (f" and {prior:,} read back with `--data` (solved by another run, or by an "
+               f"earlier fit of this checkpoint)" if prior else "")
+            + f" ({len(fit['rounds'])} round(s), {sum(r['games'] for r in fit['rounds']):,} "
+            f"games against {opponent}; held-out blunders {100 * fit['blunders_before']:.2f}% "
+            f"before, {100 * fit['blunders_after']:.2f}% after)")
+
+
 def _minutes(fits: list[dict]) -> float:
     """Minutes of labelling and fitting of the end-game fits ``fits`` (``_fits``)."""
     return sum(f["seconds"] for f in fits) / 60
@@ -713,7 +729,7 @@ def endgame_section() -> str:
                   for redrawn in [_redrawn(f)]]
         for i, r in enumerate((r for f in fits for r in f["rounds"]), 1):
             minutes = (r["play_seconds"] + r["solve_seconds"] + r["fit_seconds"]) / 60
-            talon = f"0-{r['talon']}" if "talon" in r else "0-1"
+            talon = _span(*_fit_talons({"rounds": [r]}, r.get("talon", 1)))
             rows.append(f"| `{name}` | {i} | {talon} | {_num(r['games'])} | "
                         f"{_num(r['positions'])} | "
                         f"{100 * r['informative']:.0f}% | {_num(r['held_out'])} | "

@@ -95,3 +95,22 @@ def test_stage_timed_tells_one_command_runs_from_chained_fits():
     data["endgame"]["previous"] = [{"seconds": 5.0}]  # refitted later, apart from the run
     assert not gen_docs._stage_timed(data, evals)
     assert not gen_docs._stage_timed({**data, "endgame": None}, evals)
+
+
+def test_each_end_game_fit_names_the_talon_sizes_it_gathered():
+    """A fit is described by the talon sizes of its own positions (the keys of its held-out
+    blunders by talon), not by the most the expert covers."""
+    def fit(by_talon, positions):
+        return {"rounds": [{"games": 10, "positions": positions, "by_talon": by_talon}],
+                "blunders_before": 0.2, "blunders_after": 0.1}
+
+    sampled = gen_docs._fit_text(fit({"2": [0.2, 0.1], "3": [0.2, 0.1]}, 500), 3, "x")
+    solved = gen_docs._fit_text(fit({"0": [0.2, 0.1], "1": [0.2, 0.1]}, 700), 3, "x")
+    both = gen_docs._fit_text(fit({"0": [0.2, 0.1], "3": [0.2, 0.1]}, 900), 3, "x")
+    old = gen_docs._fit_text({**fit({}, 100), "rounds": [{"games": 1, "positions": 100}]}, 1, "x")
+    assert sampled.startswith("500 positions with 2-3 talon cards labelled by the sampled search")
+    assert solved.startswith("700 solved positions with 0-1 talon cards")
+    assert both.startswith("900 positions labelled by the solver (talon 0-1) and the sampled "
+                           "search (talon 2-3)")
+    assert old.startswith("100 solved positions with 0-1 talon cards")
+    assert "20.00% before, 10.00% after" in solved
