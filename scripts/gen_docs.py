@@ -427,6 +427,7 @@ RECIPE_RUNS = [
     ("fast_recipe", "tournament_vs_expert.json"),
     ("cheap_labels", "tournament_vs_expert.json"),
     ("deep_recipe", "tournament_vs_expert.json"),
+    ("deep_fit_recipe", "tournament_vs_expert.json"),
 ]
 RECIPE_DIR = ROOT / "checkpoints" / "in_progress" / "ppo_2p_podkidnoy"
 RECIPE_TARGET = 0.55
@@ -470,8 +471,8 @@ def recipe_section() -> str:
         return "No from-scratch run is committed under `checkpoints/in_progress/ppo_2p_podkidnoy/`."
     return "\n".join(rows) + (
         "\n\nMinutes count training only (evaluations not), imitation and end-game stage "
-        "included; each run ran alone on the 2-core machine, resumed across sessions with "
-        "`train.py --resume`. The runs, their configs and what was tried in between are in "
+        "included; each run ran alone on the 2-core machine (some resumed across sessions "
+        "with `train.py --resume`). The runs, their configs and what was tried in between are in "
         "`checkpoints/in_progress/ppo_2p_podkidnoy/README.md`.")
 
 
