@@ -662,10 +662,10 @@ def _checkpoint(name: str) -> dict | None:
     return torch.load(path, map_location="cpu", weights_only=False)
 
 
-def _fit_talons(fit: dict, talon: int) -> tuple[int, int]:
-    """The fewest and most talon cards of the positions an end-game fit gathered: the
-    talon sizes of its held-out blunders (``by_talon``), else 0 to the expert's ``talon``."""
-    seen = sorted({int(t) for r in fit["rounds"] for t in r.get("by_talon", {})})
+def _talons(rounds: list[dict], talon: int) -> tuple[int, int]:
+    """The fewest and most talon cards of the positions end-game rounds gathered: the
+    talon sizes of their held-out blunders (``by_talon``), else 0 to the expert's ``talon``."""
+    seen = sorted({int(t) for r in rounds for t in r.get("by_talon", {})})
     return (seen[0], seen[-1]) if seen else (0, talon)
 
 
@@ -676,7 +676,7 @@ def _span(lo: int, hi: int) -> str:
 def _fit_text(fit: dict, talon: int, opponent) -> str:
     """One end-game fit for the model card: its positions, what labelled them, its games
     and its held-out blunders."""
-    lo, hi = _fit_talons(fit, talon)
+    lo, hi = _talons(fit["rounds"], talon)
     if hi <= 1:
         labels = f"solved positions with {_span(lo, hi)} talon cards"
     elif lo >= 2:
@@ -730,7 +730,7 @@ def endgame_section() -> str:
                   for redrawn in [_redrawn(f)]]
         for i, r in enumerate((r for f in fits for r in f["rounds"]), 1):
             minutes = (r["play_seconds"] + r["solve_seconds"] + r["fit_seconds"]) / 60
-            talon = _span(*_fit_talons({"rounds": [r]}, r.get("talon", 1)))
+            talon = _span(*_talons([r], r.get("talon", 1)))
             rows.append(f"| `{name}` | {i} | {talon} | {_num(r['games'])} | "
                         f"{_num(r['positions'])} | "
                         f"{100 * r['informative']:.0f}% | {_num(r['held_out'])} | "

@@ -6,8 +6,8 @@ plays GAMES games of CHECKPOINT's sampled policy against expert_rules (the stage
 ``collect``), then labels every kept position alone in this process with each cap
 (``SearchLabeler.label_set``, a fresh solver per cap) and prints, per talon size, the
 seconds, the share kept (a best move proven), the informative share and the seconds
-spent on positions dropped afterwards. ``label_order/probe_tt.py`` reuses ``positions``
-and ``label_all``."""
+spent on positions dropped afterwards. ``label_order/probe_tt.py`` reuses ``positions``,
+``label_all`` and ``report``."""
 
 import sys
 import time
@@ -48,17 +48,22 @@ def label_all(labeler: SearchLabeler, pos: dict, order: np.ndarray):
     return spent, kept, informative
 
 
+def report(talon: np.ndarray, spent: np.ndarray, kept: np.ndarray, informative: np.ndarray):
+    """Per talon size: positions, seconds, share kept and informative, time on dropped."""
+    for k in range(4):
+        m = talon == k
+        if m.any():
+            share = informative[m & kept].sum() / max(1, kept[m].sum())
+            print(f"  talon {k}: n={m.sum()} time={spent[m].sum():.1f}s "
+                  f"({spent[m].mean() * 1000:.2f} ms/pos) kept={kept[m].mean():.3f} "
+                  f"informative(of kept)={share:.3f} dropped-time={spent[m & ~kept].sum():.1f}s",
+                  flush=True)
+
+
 if __name__ == "__main__":
     rules, pos, talon = positions(sys.argv[1], int(sys.argv[2]))
     for cap in [int(x) for x in sys.argv[3].split(",")]:
         labeler = SearchLabeler(rules, SearchConfig(endgame_nodes=cap, **SEARCH))
         spent, kept, informative = label_all(labeler, pos, np.arange(len(talon)))
         print(f"cap {cap}: total {spent.sum():.1f}s")
-        for k in range(4):
-            m = talon == k
-            if m.any():
-                share = informative[m & kept].sum() / max(1, kept[m].sum())
-                print(f"  talon {k}: n={m.sum()} time={spent[m].sum():.1f}s "
-                      f"({spent[m].mean() * 1000:.2f} ms/pos) kept={kept[m].mean():.3f} "
-                      f"informative(of kept)={share:.3f} "
-                      f"dropped-time={spent[m & ~kept].sum():.1f}s")
+        report(talon, spent, kept, informative)
