@@ -289,6 +289,15 @@ class PPONet(nn.Module):
                                                                        valid[rows]))
         return logits
 
+    def frozen_rows(self, x: torch.Tensor) -> torch.Tensor | None:
+        """Bool ``[B]``: the rows of observations ``x`` that a frozen end-game expert plays
+        (fine-tuning freezes it), whose moves no trainable weight chooses; None without a
+        frozen expert."""
+        eg = self.endgame
+        if eg is None or not eg.active or any(p.requires_grad for p in eg.parameters()):
+            return None
+        return eg.plays(x)
+
     def get_action_and_value(self, x: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor,
                              action: torch.Tensor | None = None, greedy: bool = False,
                              state: torch.Tensor | None = None, with_logp_all: bool = False):

@@ -40,7 +40,9 @@ class EnvConfig:
     num_envs: int = 1024
     """Games stepped together (``VectorEnv`` batch size)."""
     num_threads: int = 2
-    """numba threads for the environment kernels."""
+    """numba threads for the environment kernels, and the exact solvers that run side by
+    side where a training stage solves positions one by one (the imitation's search
+    labels, the fine-tuning's cut)."""
 
 
 @dataclass

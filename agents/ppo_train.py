@@ -140,7 +140,8 @@ class Trainer:
             return None
         t0 = time.perf_counter()
         im = cfg.imitation
-        labeler = SearchLabeler(cfg.rules, cfg.search, cfg.seed) if im.search else None
+        labeler = (SearchLabeler(cfg.rules, cfg.search, cfg.seed, threads=cfg.env.num_threads)
+                   if im.search else None)
         data = generate_positions(cfg.rules, im.positions, im, labeler, cfg.seed + 1,
                                   with_state=self.net.global_critic,
                                   num_threads=cfg.env.num_threads,
@@ -209,6 +210,19 @@ class Trainer:
     @property
     def all_updates(self) -> int:
         return self.num_updates + self.finetune_updates
+
+    @property
+    def distilling(self) -> bool:
+        """Whether the search labels reach trainable weights. Not in fine-tuning when the
+        frozen end-game expert plays every position a search applies to (``network.
+        endgame_talon`` >= ``search.pimc_talon``): there the loss would be a constant, so
+        the labelling and the loss are skipped."""
+        if not self.distiller.active:
+            return False
+        eg = self.net.endgame
+        frozen = eg is not None and eg.active and not any(p.requires_grad
+                                                          for p in eg.parameters())
+        return not (frozen and eg.talon >= self.distiller.labeler.max_talon)
 
     def start_finetune(self) -> None:
         """Enter the fine-tuning updates (``endgame.finetune_timesteps``): the fitted
@@ -290,7 +304,7 @@ class Trainer:
         t0 = time.perf_counter()
         self.net.eval()
         st = self._collect()
-        if self.distiller.active:
+        if self.distilling:
             self._submit_labels()
         t1 = time.perf_counter()
         tr = self.ro.trainable()
@@ -301,7 +315,7 @@ class Trainer:
         if self.ref is not None and self.kl_coef() > 0:
             add_ref_logp(batch, self.ref)
         losses = ppo_update(self.net, self.opt, batch, cfg.ppo, self.rng, kl_coef=self.kl_coef(),
-                            distiller=self.distiller if self.distiller.active else None)
+                            distiller=self.distiller if self.distilling else None)
         t2 = time.perf_counter()
         self.update += 1
         self.global_step += self.ro.t * self.ro.b
@@ -312,9 +326,13 @@ class Trainer:
 
     @torch.inference_mode()
     def _submit_labels(self) -> None:
-        """Hand this rollout's learner decisions to the distiller (it labels a few)."""
+        """Hand this rollout's learner decisions to the distiller (it labels a few), but
+        for those a frozen end-game expert plays."""
         ro = self.ro
         rows = torch.from_numpy(np.flatnonzero(ro.learner.reshape(-1)))
+        frozen = self.net.frozen_rows(ro.obs.reshape(-1, ro.obs.shape[-1])[rows])
+        if frozen is not None:
+            rows = rows[~frozen]
         obs = ro.obs.reshape(-1, ro.obs.shape[-1])[rows]
         ids, counts = ro.ids.reshape(-1, ro.ids.shape[-1])[rows], ro.counts.reshape(-1)[rows]
         chosen = ids.gather(1, ro.pos.reshape(-1)[rows][:, None]).squeeze(1)
@@ -328,7 +346,7 @@ class Trainer:
     def _scalars(self, st: RolloutStats, losses, batch, dt, t_roll, t_upd) -> dict:
         out = {f"losses/{k}": v for k, v in losses.items()}
         out["charts/kl_coef"] = self.kl_coef()
-        if self.distiller.active:
+        if self.distilling:
             out.update(self.distiller.stats())
         out["losses/explained_variance"] = explained_variance(batch["value"], batch["ret"])
         out["charts/SPS"] = self.ro.t * self.ro.b / dt

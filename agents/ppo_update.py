@@ -55,9 +55,9 @@ def ppo_update(net: PPONet, opt: torch.optim.Optimizer, batch: dict, cfg, rng,
             mb = perm[start:start + cfg.minibatch_size]
             w = int(batch["counts"][mb].max())
             valid = legal_valid(batch["counts"][mb], w)
-            _, newlogp, entropy, newv, logp_all = net.get_action_and_value(
-                batch["obs"][mb], batch["ids"][mb, :w], valid, batch["pos"][mb],
-                state=batch["state"][mb] if "state" in batch else None, with_logp_all=True)
+            newlogp, entropy, newv, logp_all, live = _evaluate(
+                net, batch["obs"][mb], batch["ids"][mb, :w], valid, batch["pos"][mb],
+                batch["state"][mb] if "state" in batch else None, batch["logp"][mb])
             logratio = newlogp - batch["logp"][mb]
             ratio = logratio.exp()
             with torch.no_grad():
@@ -69,11 +69,11 @@ def ppo_update(net: PPONet, opt: torch.optim.Optimizer, batch: dict, cfg, rng,
             pg_loss = torch.max(-adv * ratio,
                                 -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
             v_loss = _value_loss(newv, batch["ret"][mb], batch["value"][mb], cfg)
-            ent = entropy.mean()
-            loss = pg_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss
+            loss = pg_loss - cfg.ent_coef * entropy.mean() + cfg.vf_coef * v_loss
+            ent = entropy[live].mean() if live.any() else entropy.mean()
             if "ref_logp" in batch and kl_coef > 0:
                 ref_logp = batch["ref_logp"][mb, :w]
-                kl = torch.where(valid, ref_logp.exp() * (ref_logp - logp_all),
+                kl = torch.where(valid & live[:, None], ref_logp.exp() * (ref_logp - logp_all),
                                  torch.zeros_like(logp_all))
                 kl_ref = kl.sum(-1).mean()
                 loss = loss + kl_coef * kl_ref
@@ -92,6 +92,31 @@ def ppo_update(net: PPONet, opt: torch.optim.Optimizer, batch: dict, cfg, rng,
                  approx_kl=approx_kl.item(), clipfrac=float(np.mean(clipfracs)),
                  kl_ref=kl_ref.item(), distill_ce=distill_ce.item())
     return stats
+
+
+def _evaluate(net: PPONet, obs, ids, valid, pos, state, old_logp):
+    """A minibatch's log-probabilities of the played moves, entropies, values, the
+    log-probabilities of every listed move, and the rows the trainable weights play
+    (``live``, bool).
+
+    The rows that a frozen end-game expert plays (``PPONet.frozen_rows``: in fine-tuning)
+    add only constants to the loss, so the expert is not run on them: their
+    log-probability is the rollout's (ratio 1), their entropy and KL terms are left out
+    (0), and only their values are computed. The gradient is the same as with the expert
+    run on every row; ``entropy`` in the stats is then the mean over the live rows."""
+    frozen = net.frozen_rows(obs)
+    if frozen is None or not frozen.any():
+        _, logp, entropy, value, logp_all = net.get_action_and_value(
+            obs, ids, valid, pos, state=state, with_logp_all=True)
+        return logp, entropy, value, logp_all, torch.ones(len(obs), dtype=torch.bool)
+    live = ~frozen
+    logp, entropy = old_logp.detach().clone(), torch.zeros(len(obs))
+    logp_all = torch.zeros(ids.shape)
+    if live.any():
+        _, logp[live], entropy[live], _, logp_all[live] = net.get_action_and_value(
+            obs[live], ids[live], valid[live], pos[live], with_logp_all=True)
+    value = net.value(None if net.global_critic else net.trunk(obs), state)
+    return logp, entropy, value, logp_all, live
 
 
 @torch.no_grad()

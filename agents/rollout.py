@@ -16,6 +16,7 @@ env deals that game anew (``VectorEnv.reset`` with a ``reset_mask``).
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -107,11 +108,15 @@ class EndgameCut:
     players), solved exactly from the observation of the seat to act.
 
     Each game is tried once, at that first position; a game whose value the solver does
-    not prove within ``nodes`` per move plays on."""
+    not prove within ``nodes`` per move plays on. With ``threads`` > 1 the games are
+    solved by that many solvers side by side (the solver releases the GIL), game ``g``
+    always by solver ``g % threads``, so that a run is the same from the same seed."""
 
-    def __init__(self, rules, b: int, nodes: int):
+    def __init__(self, rules, b: int, nodes: int, threads: int = 1):
         self.rules = rules
-        self.solver = EndgameSolver(rules, nodes, last_card=True, cheap_first=True)
+        self.solvers = [EndgameSolver(rules, nodes, last_card=True, cheap_first=True)
+                        for _ in range(max(1, threads))]
+        self._pool = ThreadPoolExecutor(len(self.solvers)) if len(self.solvers) > 1 else None
         self.tried = np.zeros(b, np.bool_)  # this game has had its one try
         self.solved = self.unproven = 0
 
@@ -125,21 +130,31 @@ class EndgameCut:
         placed = st["talon_end"] - st["talon_top"] <= 1
         envs = np.flatnonzero(placed & ~self.tried)
         self.tried[envs] = True
-        ended, rewards = [], []
+        k = len(self.solvers)
+        parts = [(self.solvers[i], envs[envs % k == i], obs, mask, to_act) for i in range(k)]
+        done = (list(self._pool.map(self._solve, *zip(*parts, strict=True)))
+                if self._pool is not None and len(envs) > 1 else [self._solve(*a) for a in parts])
+        ended = np.array([g for part in done for g, _ in part[0]], np.int64)
+        rewards = np.array([r for part in done for _, r in part[0]], np.float32).reshape(-1, 2)
+        self.unproven += sum(part[1] for part in done)
+        self.solved += len(ended)
+        order = np.argsort(ended, kind="stable")
+        return ended[order], rewards[order]
+
+    def _solve(self, solver: EndgameSolver, envs, obs, mask, to_act) -> tuple[list, int]:
+        """Solve ``envs`` with one solver: ([(game, rewards)], how many went unproven)."""
+        out, unproven = [], 0
         for g in envs:
             v = fast_decode(obs[g], self.rules)
-            if not self.solver.applies(v):
+            if not solver.applies(v):
                 continue
-            if self.solver.solve(v, np.flatnonzero(mask[g]).tolist()) is None:
-                self.unproven += 1
+            if solver.solve(v, np.flatnonzero(mask[g]).tolist()) is None:
+                unproven += 1
                 continue
             r = np.zeros(2, np.float32)
-            r[to_act[g]], r[1 - to_act[g]] = self.solver.value, -self.solver.value
-            ended.append(g)
-            rewards.append(r)
-        self.solved += len(ended)
-        return (np.asarray(ended, np.int64),
-                np.asarray(rewards, np.float32).reshape(len(ended), 2))
+            r[to_act[g]], r[1 - to_act[g]] = solver.value, -solver.value
+            out.append((int(g), r))
+        return out, unproven
 
 
 # ---------------------------------------------------------------- self-play state
@@ -167,7 +182,8 @@ class Arena:
         solver proves within ``nodes`` per move (0: no cut); a game already past that
         position is tried where it stands."""
         b = self.cfg.env.num_envs
-        self.cut = EndgameCut(self.cfg.rules, b, nodes) if nodes else None
+        self.cut = (EndgameCut(self.cfg.rules, b, nodes, self.cfg.env.num_threads or 1)
+                    if nodes else None)
 
     def set_players(self, players: list, n_snap: int) -> None:
         """Opponent slots 1.. for this rollout; the first ``n_snap`` are snapshots."""

@@ -11,6 +11,7 @@ Imitation (``agents.imitation``) clones these labels; distillation during PPO
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -57,10 +58,16 @@ class SearchLabeler:
         rules: the rules; with more than two players no search applies.
         cfg: node caps and the talon range of the searches.
         seed: seed of the sampled deals.
+        threads: ``label_rows`` labels with that many solvers side by side (the solver
+            releases the GIL): row ``g`` always by solver ``g % threads``, the others'
+            deals seeded ``seed + 1``, ``seed + 2``, ...; a run stays the same from the
+            same seed.
     """
 
-    def __init__(self, rules: Rules, cfg: SearchConfig, seed: int = 0):
+    def __init__(self, rules: Rules, cfg: SearchConfig, seed: int = 0, threads: int = 1):
         self.rules, self.cfg = rules, cfg
+        self._helpers = [SearchLabeler(rules, cfg, seed + i) for i in range(1, threads)]
+        self._pool = ThreadPoolExecutor(threads) if threads > 1 else None
         self.solver = None
         if rules.num_players == 2 and cfg.endgame_nodes > 0:
             self.solver = EndgameSolver(rules, cfg.endgame_nodes, last_card=True,
@@ -74,13 +81,19 @@ class SearchLabeler:
     def active(self) -> bool:
         return self.solver is not None
 
+    @property
+    def max_talon(self) -> int:
+        """The most talon cards with which a search applies (the solver's own: the face-up
+        trump alone; the sampled search's: ``pimc_talon``)."""
+        return max(self.cfg.pimc_talon, 1)
+
     def candidates(self, obs: np.ndarray) -> np.ndarray:
         """Bool ``[B]``: rows whose talon is small enough for a search to apply (a cheap
         pre-filter on the observation; ``label`` decides exactly)."""
         if not self.active:
             return np.zeros(len(obs), np.bool_)
         talon = np.rint(obs[:, self._talon_at] * self.rules.hand_size)
-        return talon <= max(self.cfg.pimc_talon, 1)
+        return talon <= self.max_talon
 
     def label(self, obs: np.ndarray, legal: list[int], first: int) -> int | None:
         """The searched move of one position (ties go to ``first``, then ``legal``
@@ -122,6 +135,19 @@ class SearchLabeler:
     def label_rows(self, obs: np.ndarray, ids: np.ndarray, counts: np.ndarray,
                    first: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Searched moves of ``rows`` (``-1`` where no search applies)."""
+        if self._pool is not None and len(rows) > 1:
+            labelers = [self, *self._helpers]
+            parts = [rows % len(labelers) == i for i in range(len(labelers))]
+            jobs = [(part, self._pool.submit(lab._label_serial, obs, ids, counts, first,
+                                             rows[part]))
+                    for lab, part in zip(labelers, parts, strict=True) if part.any()]
+            out = np.full(len(rows), -1, np.int64)
+            for part, job in jobs:
+                out[part] = job.result()
+            return out
+        return self._label_serial(obs, ids, counts, first, rows)
+
+    def _label_serial(self, obs, ids, counts, first, rows) -> np.ndarray:
         out = np.full(len(rows), -1, np.int64)
         for i, g in enumerate(rows):
             a = self.label(obs[g], ids[g, : counts[g]].tolist(), int(first[g]))
@@ -130,5 +156,6 @@ class SearchLabeler:
         return out
 
     def reset(self) -> None:
-        if self.solver is not None:
-            self.solver.reset()
+        for lab in (self, *self._helpers):
+            if lab.solver is not None:
+                lab.solver.reset()

@@ -21,13 +21,15 @@ ROOT = Path(__file__).resolve().parents[2]
 SMALL = Rules(num_players=2, deck_size=24)  # small end games: every one is proven
 
 
-def test_cut_value_is_what_perfect_play_on_both_sides_gets():
+@pytest.mark.parametrize("threads", [1, 2])
+def test_cut_value_is_what_perfect_play_on_both_sides_gets(threads):
     """Each game the cut scores is played on by the solver for both seats: the game's
-    real result is the value the cut gave it, for both seats."""
+    real result is the value the cut gave it, for both seats (with one solver, or two
+    side by side)."""
     b = 32
     venv = VectorEnv(SMALL, b, seed=4, num_threads=1)
     obs, info = venv.reset()
-    cut = EndgameCut(SMALL, b, nodes=20000)
+    cut = EndgameCut(SMALL, b, nodes=20000, threads=threads)
     player = EndgameSolver(SMALL, max_nodes=10**6, last_card=True, cheap_first=True)
     expected = np.full((b, 2), np.nan, np.float32)  # the cut's rewards, while played on
     checked = 0

@@ -4,6 +4,7 @@ fine-tuned from the command line."""
 
 from __future__ import annotations
 
+import copy
 import json
 import subprocess
 import sys
@@ -22,10 +23,12 @@ from agents.ppo import (  # noqa: E402
     load_checkpoint,
     save_checkpoint,
 )
-from agents.ppo_config import ConfigError, load_config, preflight  # noqa: E402
+from agents.ppo_config import ConfigError, PPOConfig, load_config, preflight  # noqa: E402
 from agents.ppo_train import Trainer  # noqa: E402
+from agents.ppo_update import ppo_update  # noqa: E402
 from agents.selfplay import EndgameHandoff, RandomPlayer  # noqa: E402
 from durak_env import Rules  # noqa: E402
+from durak_env.observation import state_size  # noqa: E402
 
 from .positions import random_positions  # noqa: E402
 
@@ -86,6 +89,84 @@ def test_fine_tuning_moves_the_main_head_and_leaves_the_expert_as_fitted(tmp_pat
     n = trainer.finetune_updates
     assert n == 2 and lrs == pytest.approx([0.01 * (1 - i / n) for i in range(n)])
     trainer.close()
+
+
+@pytest.mark.parametrize("critic", ["shared", "global"])
+def test_the_update_skips_the_frozen_expert_and_moves_the_weights_as_if_it_ran_it(critic):
+    """In fine-tuning the rows the frozen expert plays only add constants to the loss:
+    the update leaves the expert out there, and every weight moves exactly as when the
+    expert is run on every row (plain SGD, so equal gradients mean equal weights)."""
+    rules = Rules()
+    torch.manual_seed(0)
+    net = PPONet(rules, NetworkConfig(hidden=[32], endgame_talon=1, critic=critic,
+                                      critic_hidden=[16], endgame_symmetries=2))
+    obs, _, ids, counts = random_positions(rules)
+    keep = np.random.default_rng(0).choice(np.flatnonzero(counts > 1), 600, replace=False)
+    obs, ids, counts = (torch.from_numpy(a[keep]) for a in (obs, ids, counts))
+    net.endgame.start()
+    with torch.no_grad():
+        for p in net.endgame.parameters():
+            p.add_(0.1 * torch.randn_like(p))
+    for p in net.endgame.parameters():
+        p.requires_grad_(False)
+    frozen = net.frozen_rows(obs)
+    assert frozen is not None and 0 < int(frozen.sum()) < len(obs)
+    w = int(counts.max())
+    ids, valid = ids[:, :w], legal_valid(counts, w)
+    gen = torch.Generator().manual_seed(1)
+    pos = (torch.rand(len(obs), generator=gen) * counts).long()
+    state = (torch.randn(len(obs), state_size(rules), generator=gen)
+             if critic == "global" else None)
+    with torch.no_grad():
+        _, logp, _, value = net.get_action_and_value(obs, ids, valid, pos, state=state)
+    batch = {"obs": obs, "ids": ids, "counts": counts, "pos": pos, "logp": logp,
+             "value": torch.zeros(len(obs)) if value is None else value,
+             "adv": torch.randn(len(obs), generator=gen),
+             "ret": torch.randn(len(obs), generator=gen),
+             "ref_logp": torch.log_softmax(torch.randn(len(obs), w, generator=gen), 1)}
+    if state is not None:
+        batch["state"] = state
+    cfg = PPOConfig(update_epochs=2, minibatch_size=256)
+    moved = {}
+    for skip in (True, False):
+        trial = copy.deepcopy(net)
+        if not skip:
+            trial.frozen_rows = lambda x: None  # the expert runs on every row
+        opt = torch.optim.SGD([p for p in trial.parameters() if p.requires_grad], lr=0.5)
+        stats = ppo_update(trial, opt, batch, cfg, np.random.default_rng(2), kl_coef=0.3)
+        moved[skip] = (trial.state_dict(), stats)
+    skipped, full = moved[True][0], moved[False][0]
+    assert any(not torch.equal(skipped[k], v) for k, v in net.state_dict().items())
+    for k, v in full.items():
+        assert torch.allclose(skipped[k], v, atol=1e-5), k
+        if k.startswith("endgame."):
+            assert torch.equal(skipped[k], net.state_dict()[k]), k
+
+
+def test_fine_tuning_labels_no_positions_the_frozen_expert_plays(tmp_path):
+    """Distillation's labels reach the main head only: with the expert frozen over every
+    talon a search labels, fine-tuning stops labelling; with a narrower expert it goes on."""
+    for talon, distilling in ((3, False), (1, True)):
+        cfg = load_config(ROOT / "configs" / "tiny.yaml",
+                          [*TINY, f"network.endgame_talon={talon}", f"logging.runs_dir={tmp_path}",
+                           "rules.deck_size=24", "rules.hand_size=3", "ppo.num_steps=120",
+                           "distill.coef=1.0", "distill.labels_per_update=400",
+                           "search.pimc_talon=3", "search.pimc_samples=2"])
+        trainer = Trainer(cfg, tmp_path)
+        assert trainer.distilling
+        trainer.net.endgame.start()
+        trainer.update = trainer.num_updates
+        trainer.start_finetune()
+        assert trainer.distilling == distilling
+        trainer.train_step()
+        trainer.distiller.collect(wait=True)
+        labelled = trainer.distiller.obs[:trainer.distiller.size]
+        if distilling:  # the positions with 2 or 3 talon cards, which the main head plays
+            talon = np.rint(trainer.net.endgame.talon_sizes(labelled))
+            assert len(labelled) and (talon >= 2).all() and (talon <= 3).all()
+        else:
+            assert len(labelled) == 0
+        trainer.close()
 
 
 def test_the_fine_tuning_cut_starts_with_the_fine_tuning_updates(tmp_path):

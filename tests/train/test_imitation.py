@@ -58,6 +58,29 @@ def test_teacher_labels_are_legal_and_searched_where_the_search_applies():
     assert set(np.unique(data.ret)) <= {-1.0, 0.0, 1.0}
 
 
+def test_labels_of_solvers_side_by_side_are_each_solvers_own():
+    """``threads=2``: rows of even index get the labels of a labeler of the seed alone,
+    rows of odd index those of a labeler of the seed + 1 (the sampled deals differ), so
+    the labels do not depend on which thread finishes first."""
+    from .positions import random_positions
+
+    rules = Rules()
+    search = SearchConfig(endgame_nodes=5000, pimc_talon=3, pimc_samples=2, pimc_nodes=300)
+    obs, _, ids, counts = random_positions(rules, games=32, seed=3)
+    rows = np.flatnonzero(counts > 1)
+    first = ids[np.arange(len(ids)), 0]
+    both = SearchLabeler(rules, search, seed=7, threads=2).label_rows(obs, ids, counts, first, rows)
+    even, odd = rows % 2 == 0, rows % 2 == 1
+    alone = [SearchLabeler(rules, search, seed=s).label_rows(obs, ids, counts, first, rows[part])
+             for s, part in ((7, even), (8, odd))]
+    assert np.array_equal(both[even], alone[0]) and np.array_equal(both[odd], alone[1])
+    assert (both >= 0).sum() > 50  # searched positions, both kinds
+    talon = np.rint(obs[rows, _talon_offset(rules)] * rules.hand_size)
+    assert ((both >= 0) & (talon >= 2)).any() and ((both >= 0) & (talon <= 1)).any()
+    got = both >= 0
+    assert (ids[rows[got]] == both[got, None]).any(1).all()  # legal moves
+
+
 def _talon_offset(rules):
     from durak_env.observation import observation_layout
 
