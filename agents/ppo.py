@@ -289,14 +289,18 @@ class PPONet(nn.Module):
                                                                        valid[rows]))
         return logits
 
+    @property
+    def expert_frozen(self) -> bool:
+        """Whether an end-game expert plays and no weight of it trains (fine-tuning)."""
+        eg = self.endgame
+        return (eg is not None and eg.active
+                and not any(p.requires_grad for p in eg.parameters()))
+
     def frozen_rows(self, x: torch.Tensor) -> torch.Tensor | None:
         """Bool ``[B]``: the rows of observations ``x`` that a frozen end-game expert plays
-        (fine-tuning freezes it), whose moves no trainable weight chooses; None without a
+        (``expert_frozen``), whose moves no trainable weight chooses; None without a
         frozen expert."""
-        eg = self.endgame
-        if eg is None or not eg.active or any(p.requires_grad for p in eg.parameters()):
-            return None
-        return eg.plays(x)
+        return self.endgame.plays(x) if self.expert_frozen else None
 
     def get_action_and_value(self, x: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor,
                              action: torch.Tensor | None = None, greedy: bool = False,

@@ -214,15 +214,13 @@ class Trainer:
     @property
     def distilling(self) -> bool:
         """Whether the search labels reach trainable weights. Not in fine-tuning when the
-        frozen end-game expert plays every position a search applies to (``network.
-        endgame_talon`` >= ``search.pimc_talon``): there the loss would be a constant, so
-        the labelling and the loss are skipped."""
+        frozen end-game expert plays every position a search applies to
+        (``network.endgame_talon`` >= ``search.pimc_talon``): there the loss would be a
+        constant, so the labelling and the loss are skipped."""
         if not self.distiller.active:
             return False
-        eg = self.net.endgame
-        frozen = eg is not None and eg.active and not any(p.requires_grad
-                                                          for p in eg.parameters())
-        return not (frozen and eg.talon >= self.distiller.labeler.max_talon)
+        return not (self.net.expert_frozen
+                    and self.net.endgame.talon >= self.distiller.labeler.max_talon)
 
     def start_finetune(self) -> None:
         """Enter the fine-tuning updates (``endgame.finetune_timesteps``): the fitted

@@ -182,8 +182,7 @@ class Arena:
         solver proves within ``nodes`` per move (0: no cut); a game already past that
         position is tried where it stands."""
         b = self.cfg.env.num_envs
-        self.cut = (EndgameCut(self.cfg.rules, b, nodes, self.cfg.env.num_threads or 1)
-                    if nodes else None)
+        self.cut = EndgameCut(self.cfg.rules, b, nodes, self.cfg.env.num_threads) if nodes else None
 
     def set_players(self, players: list, n_snap: int) -> None:
         """Opponent slots 1.. for this rollout; the first ``n_snap`` are snapshots."""
