@@ -8,6 +8,7 @@ once per table size of 2**BITS entries, and prints the seconds and the positions
 import sys
 import time
 
+from agents.endgame import EndgameSolver
 from agents.imitation import generate_positions
 from agents.ppo_config import load_config
 from agents.teacher import SearchLabeler
@@ -15,7 +16,9 @@ from agents.teacher import SearchLabeler
 n = int(sys.argv[1])
 cfg = load_config("configs/ppo_2p_podkidnoy.yaml")
 for bits in [int(x) for x in sys.argv[2].split(",")]:
-    labeler = SearchLabeler(cfg.rules, cfg.search, seed=0, tt_bits=bits)
+    labeler = SearchLabeler(cfg.rules, cfg.search, seed=0)
+    labeler.solver = EndgameSolver(cfg.rules, cfg.search.endgame_nodes, last_card=True,
+                                   cheap_first=True, tt_bits=bits)
     start = time.perf_counter()
     pos = generate_positions(cfg.rules, n, cfg.imitation, labeler, seed=0, with_state=False,
                              progress=False)
