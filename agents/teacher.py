@@ -26,7 +26,7 @@ from .pimc import pimc_values, search_applies, searched_move
 from .view import fast_decode
 
 LABEL_TT_BITS = 20
-"""The labeler's solver keeps a transposition table of 2**20 entries (16 MB) across the
+"""The labeler's solver keeps a transposition table of 2**20 entries (8 MB) across the
 positions it labels, where ``expert``'s keeps 2**16 for one game: successive positions of
 one game reuse the searches of the ones before, and far more of them stay in the table."""
 
