@@ -133,7 +133,9 @@ def main(argv=None) -> int:
     return 0
 
 
-def _write_json(path: str, r: dict, argv) -> None:
+def _write_json(path: str, r: dict, argv, module: str = "agents.endgame_audit") -> None:
+    """``r`` wrapped with the command (``python -m module`` and its arguments), the commit
+    and the date, as the generated docs pages read result files."""
     import datetime
     import json
     import subprocess
@@ -145,7 +147,7 @@ def _write_json(path: str, r: dict, argv) -> None:
     root = Path(__file__).resolve().parent.parent
     commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=root,
                             capture_output=True, text=True).stdout.strip() or "unknown"
-    data = {"command": "python -m agents.endgame_audit " + " ".join(argv), "commit": commit,
+    data = {"command": f"python -m {module} " + " ".join(argv), "commit": commit,
             "date": datetime.date.today().isoformat(), "result": r}
     write_text(path, json.dumps(data, indent=2) + "\n")
 

@@ -594,6 +594,26 @@ def bench_section() -> str:
     return "\n".join(parts)
 
 
+def solver_section() -> str:
+    """docs/benchmarks.md's solver table, from docs/results/solver_bench.json
+    (``python -m agents.solver_bench --json``)."""
+    path = RESULTS / "solver_bench.json"
+    if not path.exists():
+        return "No `docs/results/solver_bench.json` is committed yet."
+    data = json.loads(path.read_text())
+    r = data["result"]
+    note = f" ({data['note']})" if data.get("note") else ""
+    rows = [f"```bash\n{data['command']}\n```\n",
+            f"Commit `{data['commit']}`, {data['date']}{note}.\n",
+            f"{_num(r['label']['positions'])} positions, node cap {_num(r['nodes_cap'])} "
+            "per move.\n",
+            "| mode | positions/s | nodes | nodes/s | proven |", "|---|---|---|---|---|"]
+    rows += [f"| {mode} | {_num(float(r[mode]['positions_per_s']))} | {_num(r[mode]['nodes'])} | "
+             f"{_num(r[mode]['nodes_per_s'])} | {100 * r[mode]['proven']:.1f}% |"
+             for mode in ("label", "play")]
+    return "\n".join(rows)
+
+
 def train_sps_section() -> str:
     """docs/training.md's table of SPS with and without distillation, from
     docs/results/train_sps.json (``python scripts/bench_train.py``)."""
@@ -972,7 +992,8 @@ def outputs() -> dict[Path, str]:
     card = fill_blocks((ROOT / "checkpoints" / "README.md").read_text(),
                        {"cards": model_cards(results)}, "checkpoints/README.md")
     bench_page = ROOT / "docs" / "benchmarks.md"
-    out[bench_page] = fill_blocks(bench_page.read_text(), {"bench": bench_section()},
+    out[bench_page] = fill_blocks(bench_page.read_text(),
+                                  {"bench": bench_section(), "solver": solver_section()},
                                   "docs/benchmarks.md")
     cluster_page = ROOT / "docs" / "cluster.md"
     out[cluster_page] = fill_blocks(cluster_page.read_text(), {"ray-bench": ray_bench_section()},

@@ -1,0 +1,145 @@
+"""Speed of the exact end-game solver: ``python -m agents.solver_bench [--json PATH]``.
+
+Plays games of ``expert_rules`` against itself in the vector env (a tenth of the moves
+random, as imitation plays them) and keeps every two-player decision with a choice once
+every card is placed (talon empty, or only the face-up trump left), of both seats, until
+``--positions`` are kept. Then solves them one by one, each game's positions in a row,
+in the two ways the project uses the solver:
+
+- ``label``: every legal move solved (``SearchLabeler.label_set``, the end-game stage's
+  and imitation's labels), one transposition table kept across all positions;
+- ``play``: ``expert``'s search (``EndgameSolver.solve``: stops at the first proven win),
+  its smaller table cleared at each new game.
+
+Prints, for each, the positions per second, the nodes searched and nodes per second,
+and the share of positions proven within the node cap. Nodes and proven shares depend
+only on the positions and the cap, not on the machine: two commits that print the same
+nodes searched the same trees, and their seconds compare their speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+from durak_env import Rules  # noqa: E402
+from durak_env.vector import VectorEnv  # noqa: E402
+
+from .endgame import EndgameSolver  # noqa: E402
+from .ppo import legal_lists  # noqa: E402
+from .selfplay import ExpertRulesPlayer  # noqa: E402
+from .teacher import SearchConfig, SearchLabeler  # noqa: E402
+from .view import fast_decode  # noqa: E402
+
+EXPLORE = 0.1
+"""Share of moves played at random (imitation's ``explore``), so that the positions are
+not all of one heuristic's games."""
+
+
+def end_game_positions(rules: Rules, n: int, seed: int, num_envs: int = 64) -> dict:
+    """The first ``n`` decisions with a choice once every card is placed, of both seats,
+    in games of ``expert_rules`` against itself; ``obs``, ``legal`` (lists) and ``game``
+    (the game each came from), in the order of their games."""
+    venv = VectorEnv(rules, num_envs, seed=seed, copy=False)
+    obs, info = venv.reset(seed=seed)
+    player, rng = ExpertRulesPlayer(venv), np.random.default_rng(seed)
+    probe = EndgameSolver(rules, last_card=True)
+    rows = np.arange(num_envs)
+    game = np.arange(num_envs)
+    found: list[tuple[int, np.ndarray, list[int]]] = []
+    while len(found) < n:
+        ids, counts = legal_lists(info["action_mask"])
+        for g in np.flatnonzero(counts > 1):
+            if probe.applies(fast_decode(obs[g], rules)):
+                found.append((int(game[g]), obs[g].copy(), ids[g, : counts[g]].tolist()))
+        act = player.act(obs, info["action_mask"], ids, counts, rows, rng)
+        wild = rng.random(num_envs) < EXPLORE
+        act[wild] = ids[wild, (rng.random(int(wild.sum())) * counts[wild]).astype(np.int64)]
+        obs, _, term, _, info = venv.step(act)
+        ended = np.flatnonzero(term)
+        game[ended] = game.max() + 1 + np.arange(len(ended))
+    found = sorted(found[:n], key=lambda f: f[0])  # stable: each game's positions in a row
+    return {"obs": [f[1] for f in found], "legal": [f[2] for f in found],
+            "game": [f[0] for f in found]}
+
+
+def bench_label(rules: Rules, pos: dict, nodes: int) -> dict:
+    labeler = SearchLabeler(rules, SearchConfig(endgame_nodes=nodes))
+    searched = proven = 0
+    start = time.perf_counter()
+    for obs, legal in zip(pos["obs"], pos["legal"], strict=True):
+        proven += labeler.label_set(obs, legal) is not None
+        searched += int(labeler.solver.nodes[0])
+    return _row(len(pos["obs"]), time.perf_counter() - start, searched, proven)
+
+
+def bench_play(rules: Rules, pos: dict, nodes: int) -> dict:
+    solver = EndgameSolver(rules, nodes, last_card=True, cheap_first=True)
+    searched = proven = 0
+    last = None
+    start = time.perf_counter()
+    for obs, legal, g in zip(pos["obs"], pos["legal"], pos["game"], strict=True):
+        if g != last:
+            solver.reset()
+            last = g
+        proven += solver.solve(fast_decode(obs, rules), legal) is not None
+        searched += int(solver.nodes[0])
+    return _row(len(pos["obs"]), time.perf_counter() - start, searched, proven)
+
+
+def _row(n: int, seconds: float, nodes: int, proven: int) -> dict:
+    return {"positions": n, "seconds": round(seconds, 2),
+            "positions_per_s": round(n / seconds, 1), "nodes": nodes,
+            "nodes_per_s": round(nodes / seconds), "proven": round(proven / n, 4)}
+
+
+def run(positions: int = 3000, nodes: int = 50_000, seed: int = 0, deck_size: int = 36) -> dict:
+    """Collect the positions, warm the solver's compiled code up, and time both modes."""
+    rules = Rules(num_players=2, deck_size=deck_size)
+    pos = end_game_positions(rules, positions, seed)
+    warm = {k: v[:5] for k, v in pos.items()}
+    bench_label(rules, warm, 1000), bench_play(rules, warm, 1000)
+    return {"rules": rules.to_dict(), "nodes_cap": nodes, "seed": seed,
+            "label": bench_label(rules, pos, nodes), "play": bench_play(rules, pos, nodes)}
+
+
+def report(r: dict) -> str:
+    lines = [f"{r['label']['positions']:,} end-game positions (seed {r['seed']}), "
+             f"node cap {r['nodes_cap']:,} per move",
+             f"{'mode':6} {'positions/s':>12} {'nodes':>14} {'nodes/s':>12} {'proven':>8}"]
+    for mode in ("label", "play"):
+        m = r[mode]
+        lines.append(f"{mode:6} {m['positions_per_s']:>12,.1f} {m['nodes']:>14,} "
+                     f"{m['nodes_per_s']:>12,} {100 * m['proven']:>7.1f}%")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--positions", type=int, default=3000)
+    ap.add_argument("--nodes", type=int, default=50_000, help="node cap per move")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--deck-size", type=int, default=36, choices=(24, 36, 52))
+    ap.add_argument("--json", metavar="PATH",
+                    help="also write the figures, the command and the commit to PATH")
+    args = ap.parse_args(argv)
+    if args.positions < 1 or args.nodes < 1:
+        print("solver_bench: error: --positions and --nodes must be >= 1", file=sys.stderr)
+        return 2
+    r = run(args.positions, args.nodes, args.seed, args.deck_size)
+    print(report(r))
+    if args.json:
+        from .endgame_audit import _write_json
+
+        _write_json(args.json, r, argv, "agents.solver_bench")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
