@@ -41,9 +41,10 @@ UNSETTLED = 99  # _settled: neither the game's end nor the table settles a move'
 TT_BITS = 16
 EXACT, LOWER, UPPER = 0, 1, 2
 # One transposition-table entry is one word: the position's _key with its low 4 bits
-# replaced by 4 * flag + value + 1. The table's index is the key's low bits (at least
-# 4 of them), so the entry still tells the whole key apart, in half the memory of a
-# (key, value) pair: the table's reads are the search's cache misses.
+# replaced by 4 * flag + value + 2 (never 0: an empty entry matches no key). The table's
+# index is the key's low bits (at least 4 of them), so the entry still tells the whole
+# key apart, in half the memory of a (key, value) pair: the table's reads are the
+# search's cache misses.
 TT_LOW = np.uint64(15)
 TT_HIGH = ~TT_LOW
 MIN_TT_BITS = 4
@@ -194,6 +195,15 @@ def _key(r, min_play):
     return h
 
 
+@njit(cache=True, inline="always")
+def _entry(e, k):
+    """(flag, value) that table entry e holds for key k; flag -1 if it holds none."""
+    low = np.int64(e & TT_LOW)
+    if low == 0 or (e ^ k) & TT_HIGH != 0:
+        return -1, 0
+    return (low - 1) // 4, (low - 1) % 4 - 1
+
+
 @njit(cache=True)
 def _settled(r, me, min_play, tt, alpha, beta):
     """(value, key) of position r: its value if the game is over or its table entry
@@ -201,12 +211,9 @@ def _settled(r, me, min_play, tt, alpha, beta):
     if r.phase == OVER:
         return _value(r, me), np.uint64(0)
     k = _key(r, min_play)
-    e = tt[k & np.uint64(tt.shape[0] - 1)]
-    if (e ^ k) & TT_HIGH == 0:
-        val = np.int64(e & TT_LOW)
-        f, v = val // 4, val % 4 - 1
-        if f == EXACT or (f == LOWER and v >= beta) or (f == UPPER and v <= alpha):
-            return v, k
+    f, v = _entry(tt[k & np.uint64(tt.shape[0] - 1)], k)
+    if f == EXACT or (f == LOWER and v >= beta) or (f == UPPER and v <= alpha):
+        return v, k  # (f is -1 where the entry holds another key, or none)
     return UNSETTLED, k
 
 
@@ -216,7 +223,7 @@ def _store(tt, w):
     it proves."""
     v = w.best
     f = UPPER if v <= w.lo else (LOWER if v >= w.hi else EXACT)
-    tt[w.key & np.uint64(tt.shape[0] - 1)] = (w.key & TT_HIGH) | np.uint64(4 * f + v + 1)
+    tt[w.key & np.uint64(tt.shape[0] - 1)] = (w.key & TT_HIGH) | np.uint64(4 * f + v + 2)
 
 
 @njit(cache=True, inline="always")
@@ -299,9 +306,8 @@ def _solve_root(st, raw, prm, order, me, bufs, log, nodes, cap, values, tt,
             values[i] = _value(st[1], me)
         else:
             k = _key(st[1], _min_play(st[1], prm, order[i]))
-            e = tt[k & mask]
-            val = np.int64(e & TT_LOW)
-            values[i] = val % 4 - 1 if (e ^ k) & TT_HIGH == 0 and val // 4 != UPPER else -2
+            f, v = _entry(tt[k & mask], k)
+            values[i] = v if f >= 0 and f != UPPER else -2
         if values[i] == 1 and not full:
             return i + 1
     for i in range(order.shape[0]):

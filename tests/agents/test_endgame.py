@@ -9,7 +9,7 @@ import pytest
 
 from agents import make_agent
 from agents.determinize import view_array
-from agents.endgame import UNKNOWN, EndgameSolver
+from agents.endgame import EXACT, LOWER, TT_HIGH, UNKNOWN, UPPER, EndgameSolver, _entry
 from agents.pimc import pimc_values
 from agents.view import fast_decode
 from durak_env import Game, Rules
@@ -87,6 +87,23 @@ def test_move_order_and_table_size_change_no_value(rules):
                 break
             game.step(int(rng.choice(legal)))
     assert compared >= 90
+
+
+def test_a_table_entry_holds_one_key_and_an_empty_one_none():
+    """An entry is one word (the key's high bits, then flag and value): it gives back what
+    was stored for its own key, nothing for a key that differs in any bit above the
+    index, and an empty entry matches no key, not even one whose high bits are all 0."""
+    key = np.uint64(0x9E3779B97F4A7C15)
+    for flag in (EXACT, LOWER, UPPER):
+        for value in (-1, 0, 1):
+            e = (key & TT_HIGH) | np.uint64(4 * flag + value + 2)
+            assert _entry(e, key) == (flag, value)
+            assert _entry(e, key ^ np.uint64(1 << 40))[0] == -1
+            assert _entry(e, key ^ np.uint64(1 << 4))[0] == -1
+    for small in (0, 1, 15):
+        assert _entry(np.uint64(0), np.uint64(small))[0] == -1
+    with pytest.raises(ValueError, match="tt_bits must be at least 4"):
+        EndgameSolver(Rules(num_players=2), tt_bits=3)
 
 
 def test_sampled_search_finds_the_attack_that_wins_every_deal():
