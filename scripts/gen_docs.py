@@ -595,6 +595,14 @@ def bench_section() -> str:
     return "\n".join(parts)
 
 
+def _wrapped_head(data: dict) -> list[str]:
+    """The command block and the "Commit `...`, date (note)." line of a result file that
+    wraps its figures with the command, commit and date that produced them."""
+    note = f" ({data['note']})" if data.get("note") else ""
+    return [f"```bash\n{data['command']}\n```\n",
+            f"Commit `{data['commit']}`, {data['date']}{note}.\n"]
+
+
 def solver_section() -> str:
     """docs/benchmarks.md's solver table, from docs/results/solver_bench.json
     (``python -m agents.solver_bench --json``)."""
@@ -603,9 +611,7 @@ def solver_section() -> str:
         return "No `docs/results/solver_bench.json` is committed yet."
     data = json.loads(path.read_text())
     r = data["result"]
-    note = f" ({data['note']})" if data.get("note") else ""
-    rows = [f"```bash\n{data['command']}\n```\n",
-            f"Commit `{data['commit']}`, {data['date']}{note}.\n",
+    rows = [*_wrapped_head(data),
             f"{_num(r['label']['positions'])} positions, node cap {_num(r['nodes_cap'])} "
             "per move.\n",
             "| mode | positions/s | nodes | nodes/s | proven |", "|---|---|---|---|---|"]
@@ -622,9 +628,7 @@ def train_sps_section() -> str:
     if not path.exists():
         return "No `docs/results/train_sps.json` is committed yet."
     data = json.loads(path.read_text())
-    note = f" ({data['note']})" if data.get("note") else ""
-    rows = [f"```bash\n{data['command']}\n```\n",
-            f"Commit `{data['commit']}`, {data['date']}{note}.\n",
+    rows = [*_wrapped_head(data),
             "| variant | SPS (median) | steps | seconds | time split |", "|---|---|---|---|---|"]
     rows += [f"| {name} | {_num(r['sps_median'])} | {_num(r['steps'])} | {r['seconds']} | "
              f"{r['time_split']} |" for name, r in data["result"].items()]
