@@ -27,6 +27,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from agents.endgame import UNKNOWN, EndgameSolver  # noqa: E402
 from agents.ppo import load_checkpoint  # noqa: E402
+from agents.results import write_result  # noqa: E402
 from agents.selfplay import play_against  # noqa: E402
 from agents.stats import wilson  # noqa: E402
 from agents.view import fast_decode  # noqa: E402
@@ -129,27 +130,8 @@ def main(argv=None) -> int:
         return 2
     print(report(r))
     if args.json:
-        _write_json(args.json, r, argv)
+        write_result(args.json, r, "agents.endgame_audit", argv)
     return 0
-
-
-def _write_json(path: str, r: dict, argv, module: str = "agents.endgame_audit") -> None:
-    """``r`` wrapped with the command (``python -m module`` and its arguments), the commit
-    and the date, as the generated docs pages read result files."""
-    import datetime
-    import json
-    import subprocess
-    from pathlib import Path
-
-    from durak_env.atomic import write_text
-
-    argv = sys.argv[1:] if argv is None else list(argv)
-    root = Path(__file__).resolve().parent.parent
-    commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=root,
-                            capture_output=True, text=True).stdout.strip() or "unknown"
-    data = {"command": f"python -m {module} " + " ".join(argv), "commit": commit,
-            "date": datetime.date.today().isoformat(), "result": r}
-    write_text(path, json.dumps(data, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ from durak_env.vector import VectorEnv  # noqa: E402
 
 from .endgame import EndgameSolver  # noqa: E402
 from .ppo import legal_lists  # noqa: E402
+from .results import write_result  # noqa: E402
 from .selfplay import ExpertRulesPlayer  # noqa: E402
 from .teacher import SearchConfig, SearchLabeler  # noqa: E402
 from .view import fast_decode  # noqa: E402
@@ -135,9 +136,7 @@ def main(argv=None) -> int:
     r = run(args.positions, args.nodes, args.seed, args.deck_size)
     print(report(r))
     if args.json:
-        from .endgame_audit import _write_json
-
-        _write_json(args.json, r, argv, "agents.solver_bench")
+        write_result(args.json, r, "agents.solver_bench", argv)
     return 0
 
 
