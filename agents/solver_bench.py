@@ -1,10 +1,10 @@
 """Speed of the exact end-game solver: ``python -m agents.solver_bench [--json PATH]``.
 
-Plays games of ``expert_rules`` against itself in the vector env (a tenth of the moves
-random, as imitation plays them) and keeps every two-player decision with a choice once
-every card is placed (talon empty, or only the face-up trump left), of both seats, until
-``--positions`` are kept. Then solves them one by one, each game's positions in a row,
-in the two ways the project uses the solver:
+Plays games of ``expert_rules`` against itself in the vector env as imitation's data
+does (``agents.imitation.generate_positions``, a tenth of the moves random) and keeps the
+first ``--positions`` two-player decisions with a choice once every card is placed (talon
+empty, or only the face-up trump left), of both seats, in the order of their games. Then
+solves them one by one, each game's positions in a row, in the two ways the project uses the solver:
 
 - ``label``: every legal move solved (``SearchLabeler.label_set``, the end-game stage's
   and imitation's labels), one transposition table kept across all positions;
@@ -29,45 +29,36 @@ import numpy as np
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from durak_env import Rules  # noqa: E402
-from durak_env.vector import VectorEnv  # noqa: E402
 
 from .endgame import EndgameSolver  # noqa: E402
-from .ppo import legal_lists  # noqa: E402
+from .imitation import ImitationConfig, generate_positions  # noqa: E402
 from .results import write_result  # noqa: E402
-from .selfplay import ExpertRulesPlayer  # noqa: E402
 from .teacher import SearchConfig, SearchLabeler  # noqa: E402
 from .view import fast_decode  # noqa: E402
-
-EXPLORE = 0.1
-"""Share of moves played at random (imitation's ``explore``), so that the positions are
-not all of one heuristic's games."""
 
 
 def end_game_positions(rules: Rules, n: int, seed: int, num_envs: int = 64) -> dict:
     """The first ``n`` decisions with a choice once every card is placed, of both seats,
-    in games of ``expert_rules`` against itself; ``obs``, ``legal`` (lists) and ``game``
+    in games of ``expert_rules`` against itself as imitation plays them (a tenth of the
+    moves random, ``ImitationConfig.explore``); ``obs``, ``legal`` (lists) and ``game``
     (the game each came from), in the order of their games."""
-    venv = VectorEnv(rules, num_envs, seed=seed, copy=False)
-    obs, info = venv.reset(seed=seed)
-    player, rng = ExpertRulesPlayer(venv), np.random.default_rng(seed)
+    cfg = ImitationConfig(num_envs=num_envs)
     probe = EndgameSolver(rules, last_card=True)
-    rows = np.arange(num_envs)
-    game = np.arange(num_envs)
-    found: list[tuple[int, np.ndarray, list[int]]] = []
-    while len(found) < n:
-        ids, counts = legal_lists(info["action_mask"])
-        for g in np.flatnonzero(counts > 1):
-            if probe.applies(fast_decode(obs[g], rules)):
-                found.append((int(game[g]), obs[g].copy(), ids[g, : counts[g]].tolist()))
-        act = player.act(obs, info["action_mask"], ids, counts, rows, rng)
-        wild = rng.random(num_envs) < EXPLORE
-        act[wild] = ids[wild, (rng.random(int(wild.sum())) * counts[wild]).astype(np.int64)]
-        obs, _, term, _, info = venv.step(act)
-        ended = np.flatnonzero(term)
-        game[ended] = game.max() + 1 + np.arange(len(ended))
-    found = sorted(found[:n], key=lambda f: f[0])  # stable: each game's positions in a row
-    return {"obs": [f[1] for f in found], "legal": [f[2] for f in found],
-            "game": [f[0] for f in found]}
+    talon_at_most_1 = SearchLabeler(rules, SearchConfig(pimc_talon=1))
+    decisions = 8 * n
+    while True:
+        data = generate_positions(rules, decisions, cfg, None, seed, with_state=False,
+                                  progress=False)
+        order = np.argsort(data.game, kind="stable")  # each game's positions in a row
+        cand = order[(data.counts[order] > 1) & talon_at_most_1.candidates(data.obs[order])]
+        rows = [i for i in cand if probe.applies(fast_decode(data.obs[i], rules))]
+        if len(rows) >= n:
+            break
+        decisions *= 2
+    rows = rows[:n]
+    return {"obs": [data.obs[i] for i in rows],
+            "legal": [data.ids[i, : data.counts[i]].tolist() for i in rows],
+            "game": [int(data.game[i]) for i in rows]}
 
 
 def bench_label(rules: Rules, pos: dict, nodes: int) -> dict:
