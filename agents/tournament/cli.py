@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
 import subprocess
 import sys
 import time
 
-from durak_env.atomic import write_text
 from durak_env.checks import check_writable_dir
 from durak_env.cli import ArgumentParser, add_rules_arguments, count, rules_from_args
 from durak_env.cli import seed as seed_arg
@@ -49,7 +47,8 @@ def _parser() -> ArgumentParser:
                         "OUT/records/game_00000.json, ... (replay one with "
                         "python -m durak_env.replay FILE); results.json lists them")
     p.add_argument("--no-progress", action="store_true")
-    p.add_argument("--no-plots", action="store_true")
+    p.add_argument("--no-plots", action="store_true",
+                   help="skip the PNG plots (the CSV and JSON results are written all the same)")
     return p
 
 
@@ -132,11 +131,7 @@ def main(argv=None) -> Summary:
     print(f"{len(results)} games, {rules}, seed {args.seed}, {config['seconds']} s")
     print(format_tables(summary, rules.num_players))
     recorded = write_records(out, results)
-    if not args.no_plots:
-        write_outputs(out, summary, config, recorded)
-    else:
-        write_text(os.path.join(out, "results.json"),
-                   json.dumps({"config": config, "recorded_games": recorded}))
+    write_outputs(out, summary, config, recorded, plots=not args.no_plots)
     if recorded:
         print(f"{len(recorded)} game records written to {os.path.join(out, 'records')} "
               f"(replay: python -m durak_env.replay {os.path.join(out, recorded[0]['file'])})")

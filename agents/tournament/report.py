@@ -66,8 +66,9 @@ def write_records(out: str, results: list[GameResult]) -> list[dict]:
     return entries
 
 
-def write_outputs(out: str, s: Summary, config: dict, recorded: list[dict] = ()) -> None:
-    """CSV, JSON and PNG plots into the directory ``out``.
+def write_outputs(out: str, s: Summary, config: dict, recorded: list[dict] = (),
+                  plots: bool = True) -> None:
+    """CSV, JSON and (with ``plots``) PNG plots into the directory ``out``.
 
     Args:
         recorded: the entries ``write_records`` returned, listed in results.json.
@@ -83,7 +84,8 @@ def write_outputs(out: str, s: Summary, config: dict, recorded: list[dict] = ())
         json.dump({"config": config, "agents": agent_rows, "pairs": pair_rows,
                    "mean_decisions": s.mean_decisions, "recorded_games": list(recorded)},
                   f, indent=1)
-    _plot(out, s)
+    if plots:
+        _plot(out, s)
 
 
 def _write_csv(path, rows):

@@ -321,6 +321,10 @@ def test_command_line_writes_replayable_records(tmp_path, capsys):
     assert f"4 game records written to {os.path.join(str(out), 'records')}" in printed
     data = json.loads((out / "results.json").read_text())
     assert data["config"]["record"] == 4
+    # --no-plots skips the pictures only: the tables are there, and they are the games'
+    assert {r["agent"] for r in data["agents"]} == set(specs)
+    assert sum(r["games"] for r in data["pairs"]) > 0
+    assert (out / "pairs.csv").is_file() and not list(out.glob("*.png"))
     recorded = data["recorded_games"]
     assert [e["file"] for e in recorded] == [f"records/game_{i:05d}.json" for i in range(4)]
     assert "history" not in json.dumps(data) and "moves" not in json.dumps(data)
