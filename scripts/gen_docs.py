@@ -430,6 +430,7 @@ RECIPE_RUNS = [
     ("deep_fit_recipe", "tournament_vs_expert.json"),
     ("threaded_recipe", "tournament_vs_expert.json"),
     ("solver_recipe", "tournament_vs_expert.json"),
+    ("pimc32_recipe", "tournament_vs_expert.json"),
 ]
 RECIPE_DIR = ROOT / "checkpoints" / "in_progress" / "ppo_2p_podkidnoy"
 RECIPE_TARGET = 0.55
