@@ -321,7 +321,7 @@ def test_command_line_writes_replayable_records(tmp_path, capsys):
     assert f"4 game records written to {os.path.join(str(out), 'records')}" in printed
     data = json.loads((out / "results.json").read_text())
     assert data["config"]["record"] == 4
-    # --no-plots skips the pictures only: the tables are there, and they are the games'
+    # --no-plots skips the pictures only: the tables are written all the same
     assert {r["agent"] for r in data["agents"]} == set(specs)
     assert sum(r["games"] for r in data["pairs"]) > 0
     assert (out / "pairs.csv").is_file() and not list(out.glob("*.png"))
