@@ -143,7 +143,7 @@ def main(argv=None) -> int:
     if args.json:
         import json
 
-        from agents.tournament.cli import provenance
+        from agents.results import provenance
         from durak_env.atomic import write_text
 
         write_text(args.json, json.dumps(dict(r, **provenance(argv, "agents.endgame_eval")),

@@ -415,7 +415,7 @@ def main(argv=None) -> int:
 
     from .ppo import NetworkConfig, load_checkpoint, save_checkpoint
     from .ppo_config import ConfigError, load_config
-    from .tournament.cli import provenance
+    from .results import provenance
 
     ap = argparse.ArgumentParser(prog="python -m agents.endgame_expert",
                                  description=main.__doc__.split(":")[0].strip("`"))

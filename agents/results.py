@@ -3,23 +3,37 @@ printed them, the commit and the date, which ``scripts/gen_docs.py`` renders."""
 
 from __future__ import annotations
 
-import datetime
 import json
+import os
+import shlex
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from durak_env.atomic import write_text
 
-ROOT = Path(__file__).resolve().parent.parent
+
+def provenance(argv=None, prog: str = "agents.tournament") -> dict:
+    """The command (``python -m prog`` with ``argv``, ``sys.argv[1:]`` if None), commit and
+    date that produce a result, for its results file.
+
+    ``commit`` is the checkout's ``git describe --always --dirty`` (None outside git),
+    so a result made from uncommitted code says so.
+    """
+    args = sys.argv[1:] if argv is None else list(argv)
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        commit = subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=12"],
+                                cwd=here, capture_output=True, text=True, timeout=10,
+                                check=True).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        commit = None
+    return {"command": shlex.join(["python", "-m", prog, *args]),
+            "commit": commit, "date": time.strftime("%Y-%m-%d")}
 
 
 def write_result(path: str | Path, result: dict, module: str, argv=None) -> None:
-    """Write ``result`` to ``path`` as ``{"command", "commit", "date", "result"}``, the
-    command being ``python -m module`` with ``argv`` (``sys.argv[1:]`` if None)."""
-    argv = sys.argv[1:] if argv is None else list(argv)
-    commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT,
-                            capture_output=True, text=True).stdout.strip() or "unknown"
-    data = {"command": f"python -m {module} " + " ".join(argv), "commit": commit,
-            "date": datetime.date.today().isoformat(), "result": result}
-    write_text(path, json.dumps(data, indent=2) + "\n")
+    """Write ``result`` to ``path`` as ``{"command", "commit", "date", "result"}``
+    (``provenance`` of ``python -m module`` with ``argv``)."""
+    write_text(path, json.dumps({**provenance(argv, module), "result": result}, indent=2) + "\n")

@@ -36,7 +36,8 @@ index only, so the result is the same for any number of workers: worker processe
 # worker processes or as Ray tasks if asked), summary (tallies and ratings), report (tables,
 # CSV, JSON, plots, game records) and cli (the command line; its --help prints this docstring).
 
-from .cli import main, parse_args, provenance, rules_from_args, split_specs
+from ..results import provenance
+from .cli import main, parse_args, rules_from_args, split_specs
 from .play import GameResult, play_game, run
 from .report import format_tables, write_outputs, write_records
 from .scheduling import Match, deal_seed, schedule

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
-import subprocess
-import sys
 import time
 
 from durak_env.checks import check_writable_dir
@@ -14,6 +11,7 @@ from durak_env.cli import ArgumentParser, add_rules_arguments, count, rules_from
 from durak_env.cli import seed as seed_arg
 
 from ..registry import make_agent
+from ..results import provenance
 from .play import connect_ray, run
 from .report import format_tables, write_outputs, write_records
 from .scheduling import schedule
@@ -97,25 +95,6 @@ def split_specs(text: str) -> list[str]:
         else:
             out.append(piece)
     return out
-
-
-def provenance(argv=None, prog: str = "agents.tournament") -> dict:
-    """The command (``python -m prog`` with ``argv``), commit and date that produce a
-    result, for its results file.
-
-    ``commit`` is the checkout's ``git describe --always --dirty`` (None outside git),
-    so a result made from uncommitted code says so.
-    """
-    args = sys.argv[1:] if argv is None else list(argv)
-    here = os.path.dirname(os.path.abspath(__file__))
-    try:
-        commit = subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=12"],
-                                cwd=here, capture_output=True, text=True, timeout=10,
-                                check=True).stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
-        commit = None
-    return {"command": shlex.join(["python", "-m", prog, *args]),
-            "commit": commit, "date": time.strftime("%Y-%m-%d")}
 
 
 def main(argv=None) -> Summary:
