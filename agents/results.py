@@ -14,23 +14,24 @@ from pathlib import Path
 from durak_env.atomic import write_text
 
 
-def provenance(argv=None, prog: str = "agents.tournament") -> dict:
-    """The command (``python -m prog`` with ``argv``, ``sys.argv[1:]`` if None), commit and
-    date that produce a result, for its results file.
-
-    ``commit`` is the checkout's ``git describe --always --dirty`` (None outside git),
-    so a result made from uncommitted code says so.
-    """
-    args = sys.argv[1:] if argv is None else list(argv)
+def commit() -> str | None:
+    """The checkout's ``git describe --always --dirty`` (None outside git), so a result
+    made from uncommitted code says so."""
     here = os.path.dirname(os.path.abspath(__file__))
     try:
-        commit = subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=12"],
-                                cwd=here, capture_output=True, text=True, timeout=10,
-                                check=True).stdout.strip() or None
+        return subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=12"],
+                              cwd=here, capture_output=True, text=True, timeout=10,
+                              check=True).stdout.strip() or None
     except (OSError, subprocess.SubprocessError):
-        commit = None
+        return None
+
+
+def provenance(argv=None, prog: str = "agents.tournament") -> dict:
+    """The command (``python -m prog`` with ``argv``, ``sys.argv[1:]`` if None), commit
+    (``commit()``) and date that produce a result, for its results file."""
+    args = sys.argv[1:] if argv is None else list(argv)
     return {"command": shlex.join(["python", "-m", prog, *args]),
-            "commit": commit, "date": time.strftime("%Y-%m-%d")}
+            "commit": commit(), "date": time.strftime("%Y-%m-%d")}
 
 
 def write_result(path: str | Path, result: dict, module: str, argv=None) -> None:

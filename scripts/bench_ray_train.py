@@ -20,6 +20,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from agents.results import commit
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXED = ["imitation.positions=0", "distill.coef=0", "eval.every=0", "eval.final_games=2000",
          "eval.opponents=[random]", "logging.progress=false"]
@@ -56,11 +58,9 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         runs = [run(0, args.steps, args.overrides, tmp),
                 run(args.actors, args.steps, args.overrides, tmp)]
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                            capture_output=True, text=True).stdout.strip()
     cmd = " ".join(["python scripts/bench_ray_train.py", f"--actors {args.actors}",
                     f"--steps {args.steps}", *args.overrides])
-    res = {"command": cmd, "commit": commit, "date": datetime.date.today().isoformat(),
+    res = {"command": cmd, "commit": commit(), "date": datetime.date.today().isoformat(),
            "cpus": os.cpu_count(), "note": args.note, "runs": runs,
            "sps_ratio": runs[1]["sps_median"] / runs[0]["sps_median"]}
     Path(args.out).write_text(json.dumps(res, indent=2) + "\n")

@@ -16,10 +16,10 @@ import dataclasses
 import json
 import os
 import shlex
-import subprocess
 import sys
 import time
 
+from agents.results import commit
 from agents.tournament import run
 from durak_env import Rules
 
@@ -55,14 +55,6 @@ def bench_ray(local: dict) -> dict:
     same = local.pop("identical") and untimed(ray_cold) == untimed(ray_warm) == one
     return {"agents": specs, "games": len(one), "identical": same, **local,
             "ray_first_run": len(one) / sr_cold, "ray": len(one) / sr}
-
-
-def commit() -> str | None:
-    try:
-        return subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=12"],
-                              capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
 
 
 def main() -> None:

@@ -18,6 +18,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from agents.results import commit
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "results" / "train_sps.json"
 VARIANTS = {"ppo": "distill.coef=0", "ppo + distillation": "distill.coef=1"}
@@ -47,11 +49,6 @@ def run(cmd: list[str]) -> str:
     if done.returncode:
         raise SystemExit(f"error: {' '.join(cmd)} failed:\n{done.stderr[-2000:]}")
     return done.stdout + done.stderr
-
-
-def commit() -> str:
-    return subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT,
-                          capture_output=True, text=True).stdout.strip()
 
 
 def main(argv=None) -> int:

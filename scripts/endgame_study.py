@@ -24,7 +24,6 @@ import copy
 import datetime
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -39,6 +38,7 @@ from tqdm import tqdm  # noqa: E402
 
 from agents.endgame import UNKNOWN, EndgameSolver  # noqa: E402
 from agents.ppo import legal_valid, load_checkpoint, set_cross_entropy  # noqa: E402
+from agents.results import commit  # noqa: E402
 from agents.selfplay import play_against  # noqa: E402
 from agents.stats import wilson  # noqa: E402
 from agents.view import fast_decode  # noqa: E402
@@ -192,10 +192,8 @@ def main(argv=None) -> int:
                   f"{100 * r['ci95'][1]:.1f}] over {r['games']:,} games")
     if args.json:
         argv = sys.argv[1:] if argv is None else list(argv)
-        commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT,
-                                capture_output=True, text=True).stdout.strip()
         Path(args.json).write_text(json.dumps(
-            {"command": "python scripts/endgame_study.py " + " ".join(argv), "commit": commit,
+            {"command": "python scripts/endgame_study.py " + " ".join(argv), "commit": commit(),
              "date": datetime.date.today().isoformat(), "args": vars(args), "result": out},
             indent=2) + "\n")
     return 0

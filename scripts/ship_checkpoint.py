@@ -38,6 +38,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from agents.results import commit  # noqa: E402
+
 
 def machine() -> dict:
     import numba
@@ -68,14 +70,6 @@ def play_settings(pairs: list[str]) -> dict:
                              f"got {pair!r}")
         out[name] = yaml.safe_load(value)
     return out
-
-
-def _commit() -> str:
-    import subprocess
-
-    out = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT,
-                         capture_output=True, text=True)
-    return out.stdout.strip() or "unknown"
 
 
 def apply_settings(data: dict, settings: dict, command: str, cfg_src: Path,
@@ -188,7 +182,7 @@ def update(name: str, settings: dict, pairs: list[str], expert: str | None = Non
     except ValueError:
         cfg.write_text(backup)  # nothing changed
         raise
-    data["provenance"]["updated"] = [*data["provenance"].get("updated", []), _commit()]
+    data["provenance"]["updated"] = [*data["provenance"].get("updated", []), commit() or "unknown"]
     with atomic_write(path, binary=True) as f:
         torch.save(data, f)
     print(f"updated checkpoints/{name}.pt: "
@@ -256,7 +250,7 @@ def main(argv=None) -> int:
     if (run / "endgame.json").is_file():
         data["endgame"] = json.loads((run / "endgame.json").read_text())
     data["machine"] = machine()
-    data["provenance"] = {"commands": list(args.command), "commit": _commit()}
+    data["provenance"] = {"commands": list(args.command), "commit": commit() or "unknown"}
     out = ROOT / "checkpoints"
     try:
         if settings:
