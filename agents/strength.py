@@ -1,7 +1,8 @@
 """Time to strength: win rates of a training run over steps and wall-clock.
 
     python -m agents.strength runs/ppo_2p_podkidnoy__1__1700000000 [RUN_DIR ...]
-        [--opponents expert_rules,expert] [--target 0.55] [--out strength.png]
+        [--opponents expert_rules,expert] [--target 0.55] [--budget MINUTES]
+        [--out strength.png]
     python -m agents.strength checkpoints/ppo_2p_podkidnoy_evals.jsonl
 
 Reads each run's ``evals.jsonl`` (one line per evaluation during training, written by
@@ -76,35 +77,67 @@ def first_reaching(evals: list[dict], opponent: str, target: float) -> dict | No
     return next((r for r in evals if r.get(opponent, -1) >= target), None)
 
 
-def plot(runs: dict[str, list[dict]], opponents: list[str], out: Path) -> None:
+def plot(runs: dict[str, list[dict]], opponents: list[str], out: Path,
+         target: float | None = None, budget: float | None = None) -> None:
+    """Write ``figure`` of the runs to ``out``."""
+    import matplotlib.pyplot as plt
+
+    fig = figure(runs, opponents, target, budget)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+
+
+def figure(runs: dict[str, list[dict]], opponents: list[str], target: float | None = None,
+           budget: float | None = None):
+    """Win rate against steps and against minutes. One run: a colour per opponent. Several:
+    a colour per run and a line style per opponent (solid for the last), the legend beside
+    the axes. ``target``: a dotted line at that win rate; ``budget``: a dotted line at that
+    many minutes."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
-    for name, evals in runs.items():
+    several = len(runs) > 1
+    fig, axes = plt.subplots(1, 2, figsize=(13 if several else 11, 4.5 if several else 4),
+                             sharey=True)
+    cmap = plt.get_cmap("tab20" if len(runs) > 10 else "tab10")
+    styles = {o: "-" if i == len(opponents) - 1 else "--" for i, o in enumerate(opponents)}
+    for k, (name, evals) in enumerate(runs.items()):
         for o in opponents:
             pts = [r for r in evals if o in r]
             if not pts:
                 continue
             lo = [r["detail"][o]["ci95"][0] for r in pts]
             hi = [r["detail"][o]["ci95"][1] for r in pts]
-            label = f"{name}: vs {o}" if len(runs) > 1 else f"vs {o}"
+            label = f"{name}: vs {o}" if several else f"vs {o}"
+            style = {"color": cmap(k % cmap.N), "ls": styles[o]} if several else {}
             for ax, xs in ((axes[0], [r["global_step"] / 1e6 for r in pts]),
                            (axes[1], [r.get("elapsed", 0) / 60 for r in pts])):
-                line, = ax.plot(xs, [r[o] for r in pts], marker=".", label=label)
-                ax.fill_between(xs, lo, hi, alpha=0.2, color=line.get_color())
+                line, = ax.plot(xs, [r[o] for r in pts], marker=".", ms=4, label=label, **style)
+                ax.fill_between(xs, lo, hi, alpha=0.12 if several else 0.2,
+                                color=line.get_color())
     axes[0].set_xlabel("environment steps (millions)")
     axes[1].set_xlabel("wall-clock minutes of training")
     axes[0].set_ylabel("win rate (95% interval)")
     for ax in axes:
         ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+        if target is not None:
+            ax.axhline(target, color="black", lw=0.9, ls=":", label=None)
         ax.grid(alpha=0.3)
-    axes[1].legend(fontsize=8)
+    if target is not None:
+        axes[0].annotate(f"target {target:.0%}", (0, target), xycoords=("axes fraction", "data"),
+                         xytext=(4, 3), textcoords="offset points", fontsize=8)
+    if budget is not None:
+        axes[1].axvline(budget, color="black", lw=0.9, ls=":")
+        axes[1].annotate(f"{budget:g} min", (budget, 0), xycoords=("data", "axes fraction"),
+                         xytext=(3, 4), textcoords="offset points", fontsize=8)
+    if several:
+        axes[1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    else:
+        axes[1].legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    return fig
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -114,9 +147,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="training run directories, or their evaluations files (.jsonl)")
     ap.add_argument("--opponents", default="expert_rules,expert",
                     help="comma-separated opponents to show (default: expert_rules,expert)")
-    ap.add_argument("--target", type=float, default=0.55,
+    ap.add_argument("--target", type=float, default=None,
                     help="report the first evaluation at or above this win rate against the "
-                         "last opponent (default 0.55)")
+                         "last opponent (default 0.55); given, it is also marked on the plot")
+    ap.add_argument("--budget", type=float, default=None, metavar="MINUTES",
+                    help="mark this many minutes of training on the plot (e.g. a time budget)")
     ap.add_argument("--out", default=None,
                     help="plot file (default RUN_DIR/strength.png, or NAME_strength.png beside "
                          "NAME_evals.jsonl)")
@@ -124,8 +159,11 @@ def main(argv: list[str] | None = None) -> int:
     opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
     if not opponents:
         ap.error("--opponents is empty")
-    if not 0 < args.target <= 1:
+    target = 0.55 if args.target is None else args.target
+    if not 0 < target <= 1:
         ap.error(f"--target must be in (0, 1], got {args.target}")
+    if args.budget is not None and not args.budget > 0:
+        ap.error(f"--budget must be a positive number of minutes, got {args.budget}")
     runs = {}
     for d in args.runs:
         try:
@@ -135,14 +173,14 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     for name, evals in runs.items():
         print(f"## {name}\n\n{table(evals, opponents)}\n")
-        hit = first_reaching(evals, opponents[-1], args.target)
+        hit = first_reaching(evals, opponents[-1], target)
         if hit is None:
-            print(f"never reached {args.target:.0%} against {opponents[-1]}\n")
+            print(f"never reached {target:.0%} against {opponents[-1]}\n")
         else:
-            print(f"first at or above {args.target:.0%} against {opponents[-1]}: "
+            print(f"first at or above {target:.0%} against {opponents[-1]}: "
                   f"{hit['global_step']:,} steps, {hit.get('elapsed', 0) / 60:.1f} minutes\n")
     out = Path(args.out) if args.out else _name_and_plot(args.runs[0])[1]
-    plot(runs, opponents, out)
+    plot(runs, opponents, out, args.target, args.budget)
     print(f"plot: {out}")
     return 0
 

@@ -41,3 +41,37 @@ def test_what_is_not_a_run_is_refused_by_name(tmp_path, capsys, name, message):
     assert main([str(tmp_path / name)]) == 2
     err = capsys.readouterr().err
     assert message in err and name in err
+
+
+def test_several_runs_get_a_colour_each_and_the_target_and_budget_are_marked(tmp_path):
+    from agents.strength import figure
+
+    def evals(rates):
+        return [{"global_step": 1000 * i, "elapsed": 60.0 * i, "expert": r, "expert_rules": r,
+                 "detail": {o: {"ci95": [r - 0.05, r + 0.05], "games": 200}
+                            for o in ("expert", "expert_rules")}}
+                for i, r in enumerate(rates)]
+
+    runs = {"a": evals([0.3, 0.5]), "b": evals([0.4, 0.6])}
+    fig = figure(runs, ["expert_rules", "expert"], target=0.55, budget=1.5)
+    steps, minutes = fig.axes[:2]
+    curves = {ln.get_label(): ln for ln in minutes.get_lines()
+              if not ln.get_label().startswith("_")}
+    assert set(curves) == {"a: vs expert_rules", "a: vs expert", "b: vs expert_rules",
+                           "b: vs expert"}
+    assert curves["a: vs expert"].get_color() == curves["a: vs expert_rules"].get_color()
+    assert curves["a: vs expert"].get_color() != curves["b: vs expert"].get_color()
+    assert curves["a: vs expert"].get_linestyle() != curves["a: vs expert_rules"].get_linestyle()
+    dotted = [ln for ln in minutes.get_lines() if ln.get_linestyle() == ":"]
+    assert any(list(ln.get_ydata()) == [0.55, 0.55] for ln in dotted)
+    assert any(list(ln.get_xdata()) == [1.5, 1.5] for ln in dotted)
+    assert not any(list(ln.get_xdata()) == [1.5, 1.5]
+                   for ln in steps.get_lines() if ln.get_linestyle() == ":")
+
+
+def test_the_budget_must_be_positive(tmp_path, capsys):
+    f = tmp_path / "ppo_demo_evals.jsonl"
+    _evals(f, [0.3])
+    with pytest.raises(SystemExit):
+        main([str(f), "--budget", "0"])
+    assert "--budget must be a positive number of minutes" in capsys.readouterr().err
