@@ -80,9 +80,9 @@ def first_reaching(evals: list[dict], opponent: str, target: float) -> dict | No
 def plot(runs: dict[str, list[dict]], opponents: list[str], out: Path,
          target: float | None = None, budget: float | None = None) -> None:
     """Write ``figure`` of the runs to ``out``."""
+    fig = figure(runs, opponents, target, budget)  # selects the Agg backend first
     import matplotlib.pyplot as plt
 
-    fig = figure(runs, opponents, target, budget)
     fig.savefig(out, dpi=110)
     plt.close(fig)
 
