@@ -304,7 +304,8 @@ class PPONet(nn.Module):
 
     def get_action_and_value(self, x: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor,
                              action: torch.Tensor | None = None, greedy: bool = False,
-                             state: torch.Tensor | None = None, with_logp_all: bool = False):
+                             state: torch.Tensor | None = None, with_logp_all: bool = False,
+                             greedy_expert: bool = False):
         """Masked categorical over the legal lists.
 
         Args:
@@ -315,6 +316,8 @@ class PPONet(nn.Module):
             state: global states ``[B, state_size]`` for a global critic (value only; the
                 value is None without it).
             with_logp_all: also return the log-probabilities of every listed action.
+            greedy_expert: when sampling, the rows the end-game expert plays take its most
+                likely action, as they do at play time (``endgame.finetune_greedy``).
 
         Returns:
             (position in the legal list, log-probability, entropy, value[, logp_all])
@@ -328,6 +331,8 @@ class PPONet(nn.Module):
             else:  # Gumbel-max sampling; padding keeps its huge negative logit
                 u = torch.rand_like(logits).clamp_(1e-20, 1.0)
                 action = (logits - torch.log(-torch.log(u))).argmax(-1)
+                if greedy_expert and self.endgame is not None and self.endgame.active:
+                    action = torch.where(self.endgame.plays(x), logits.argmax(-1), action)
         logp = logp_all.gather(1, action[:, None]).squeeze(1)
         p = logp_all.exp()
         entropy = -(p * torch.where(valid, logp_all, torch.zeros_like(logp_all))).sum(-1)

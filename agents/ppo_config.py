@@ -147,6 +147,11 @@ class EndgameConfig:
     """``ppo.endgame_cut_nodes`` for those steps only: their games end at the first
     position with every card placed, scored by the exact solver within this many nodes
     per move (0: they play on to the end, unless ``ppo.endgame_cut_nodes`` is set)."""
+    finetune_greedy: bool = False
+    """During those steps the frozen expert plays its most likely move for the learner and
+    its snapshots, as it plays in a tournament, instead of sampling: the main head samples
+    alone, and the end of each game is a function of the position the main head hands
+    over."""
 
 
 @dataclass

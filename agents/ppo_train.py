@@ -111,6 +111,7 @@ class Trainer:
                           venv.single_observation_space.shape[0], state_size=state_size)
         # the local path's opponents (the actors have their own)
         self.snap_nets, self.heuristics = [], []
+        self.greedy_expert = False  # set by start_finetune (endgame.finetune_greedy)
         if self.actors is None:
             self.snap_nets = [PPONet(cfg.rules, cfg.network)
                               for _ in range(cfg.selfplay.active_snapshots)]
@@ -226,8 +227,9 @@ class Trainer:
         """Enter the fine-tuning updates (``endgame.finetune_timesteps``): the fitted
         end-game expert is frozen (the PPO and distillation losses reach the main head
         only), with ``endgame.finetune_cut_nodes`` the games end where every card is
-        placed, and with ``endgame.handoff`` the heuristic opponents hand the expert their
-        end game. Called again on a resumed run."""
+        placed, with ``endgame.handoff`` the heuristic opponents hand the expert their
+        end game, and with ``endgame.finetune_greedy`` the expert plays greedily for the
+        learner and its snapshots. Called again on a resumed run."""
         if self.net.endgame is None or not self.net.endgame.active:
             raise RuntimeError("fine-tuning needs a fitted end-game expert")
         for p in self.net.endgame.parameters():
@@ -235,6 +237,9 @@ class Trainer:
         nodes = self.cfg.endgame.finetune_cut_nodes
         if nodes and self.arena is not None:
             self.arena.set_cut(nodes)
+        self.greedy_expert = self.cfg.endgame.finetune_greedy
+        if self.arena is not None:
+            self.arena.greedy_expert = self.greedy_expert
         if self.cfg.endgame.handoff and self.actors is None:
             self.heuristics = [h if isinstance(h, EndgameHandoff) else EndgameHandoff(h, self.net)
                                for h in self.heuristics]
@@ -278,7 +283,7 @@ class Trainer:
         snaps = []
         for net, i in zip(self.snap_nets, self._picks(), strict=False):
             net.load_state_dict(self.pool.states[i])
-            snaps.append(SnapshotPlayer(net, i))
+            snaps.append(SnapshotPlayer(net, i, self.greedy_expert))
         return snaps + self.heuristics, len(snaps)
 
     def _collect(self) -> RolloutStats:

@@ -174,6 +174,7 @@ class Arena:
         self.book = SeatBook(b, p)
         self.cut: EndgameCut | None = None
         self.set_cut(cfg.ppo.endgame_cut_nodes)
+        self.greedy_expert = False  # the learner's end-game expert plays greedily
         obs, info = self.venv.reset(seed=seed)
         self.obs, self.mask, self.to_act = obs, info["action_mask"], info["to_act"]
 
@@ -288,7 +289,8 @@ def collect_rollout(arena: Arena, net: PPONet, ro: Rollout, pool: Pool) -> Rollo
             w = int(counts[mine].max()) if len(mine) else 1
             pos, logp, _, value = net.get_action_and_value(
                 ro.obs[t, rows], ro.ids[t, rows, :w], legal_valid(ro.counts[t, rows], w),
-                state=None if ro.state is None else ro.state[t, rows])
+                state=None if ro.state is None else ro.state[t, rows],
+                greedy_expert=arena.greedy_expert)
             ro.pos[t, rows], ro.logp[t, rows], ro.value[t, rows] = pos, logp, value
         actions[mine] = ids[mine, pos.numpy()]
         _act_opponents(arena, actions, owner, ids, counts)

@@ -21,16 +21,18 @@ from .stats import MAX_DECISIONS
 
 
 class SnapshotPlayer:
-    """A frozen copy of the learner; batched sampling from its policy."""
+    """A frozen copy of the learner; batched sampling from its policy (``greedy_expert``:
+    its end-game expert plays its most likely move, ``endgame.finetune_greedy``)."""
 
-    def __init__(self, net: PPONet, pool_index: int = -1):
-        self.net, self.pool_index = net, pool_index
+    def __init__(self, net: PPONet, pool_index: int = -1, greedy_expert: bool = False):
+        self.net, self.pool_index, self.greedy_expert = net, pool_index, greedy_expert
 
     @torch.inference_mode()
     def act(self, obs, mask, ids, counts, rows, rng) -> np.ndarray:
         valid = legal_valid(torch.from_numpy(counts), ids.shape[1])
         pos, _, _, _ = self.net.get_action_and_value(torch.from_numpy(obs),
-                                                     torch.from_numpy(ids), valid)
+                                                     torch.from_numpy(ids), valid,
+                                                     greedy_expert=self.greedy_expert)
         return ids[np.arange(len(ids)), pos.numpy()]
 
 

@@ -64,6 +64,57 @@ def test_the_handoff_plays_the_expert_greedy_move_exactly_where_the_expert_plays
     assert mask[rows, got].all()
 
 
+def test_greedy_expert_sampling_takes_the_expert_argmax_on_its_rows_only():
+    """``greedy_expert``: where the fitted expert plays, the sampled action is its most
+    likely one on every draw; elsewhere the policy still samples."""
+    rules = Rules()
+    torch.manual_seed(0)
+    net = PPONet(rules, NetworkConfig(hidden=[32], endgame_talon=1))
+    obs, _, ids, counts = random_positions(rules)
+    keep = counts > 1
+    obs, ids, counts = (torch.from_numpy(a[keep]) for a in (obs, ids, counts))
+    valid = legal_valid(counts, ids.shape[1])
+    plays = net.endgame.plays(obs)
+    assert plays.any() and not plays.all()
+    with torch.no_grad():  # not fitted: the flag changes nothing
+        torch.manual_seed(3)
+        a, *_ = net.get_action_and_value(obs, ids, valid)
+        torch.manual_seed(3)
+        b, *_ = net.get_action_and_value(obs, ids, valid, greedy_expert=True)
+    assert torch.equal(a, b)
+    net.endgame.start()
+    with torch.no_grad():
+        for p in net.endgame.parameters():
+            p.add_(torch.randn_like(p))
+        best = net.policy_logits(obs, ids, valid).argmax(1)
+        draws = [net.get_action_and_value(obs, ids, valid, greedy_expert=True)[0]
+                 for _ in range(20)]
+        plain = [net.get_action_and_value(obs, ids, valid)[0] for _ in range(20)]
+    for d in draws:
+        assert torch.equal(d[plays], best[plays])
+        assert bool(valid[torch.arange(len(d)), d].all())
+    # the main head's rows and, without the flag, the expert's rows keep sampling
+    assert any(not torch.equal(d[~plays], draws[0][~plays]) for d in draws)
+    assert any(not torch.equal(d[plays], best[plays]) for d in plain)
+
+
+def test_finetune_greedy_reaches_the_learner_and_its_snapshots(tmp_path):
+    cfg = load_config(ROOT / "configs" / "tiny.yaml",
+                      [*TINY, f"logging.runs_dir={tmp_path}", "endgame.finetune_greedy=true",
+                       "selfplay.pool_share=0.5"])
+    trainer = Trainer(cfg, tmp_path)
+    trainer.net.endgame.start()
+    trainer.pool.add(trainer.net, cfg.selfplay.pool_size)
+    players, n = trainer._players()
+    assert n >= 1 and not any(p.greedy_expert for p in players[:n])
+    assert not trainer.arena.greedy_expert
+    trainer.update = trainer.num_updates
+    trainer.start_finetune()
+    players, n = trainer._players()
+    assert trainer.arena.greedy_expert and all(p.greedy_expert for p in players[:n])
+    trainer.close()
+
+
 def test_fine_tuning_moves_the_main_head_and_leaves_the_expert_as_fitted(tmp_path):
     cfg = load_config(ROOT / "configs" / "tiny.yaml",
                       [*TINY, f"logging.runs_dir={tmp_path}", "ppo.lr=0.01",
