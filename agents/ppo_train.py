@@ -111,7 +111,6 @@ class Trainer:
                           venv.single_observation_space.shape[0], state_size=state_size)
         # the local path's opponents (the actors have their own)
         self.snap_nets, self.heuristics = [], []
-        self.greedy_expert = False  # set by start_finetune (endgame.finetune_greedy)
         if self.actors is None:
             self.snap_nets = [PPONet(cfg.rules, cfg.network)
                               for _ in range(cfg.selfplay.active_snapshots)]
@@ -237,9 +236,8 @@ class Trainer:
         nodes = self.cfg.endgame.finetune_cut_nodes
         if nodes and self.arena is not None:
             self.arena.set_cut(nodes)
-        self.greedy_expert = self.cfg.endgame.finetune_greedy
         if self.arena is not None:
-            self.arena.greedy_expert = self.greedy_expert
+            self.arena.greedy_expert = self.cfg.endgame.finetune_greedy
         if self.cfg.endgame.handoff and self.actors is None:
             self.heuristics = [h if isinstance(h, EndgameHandoff) else EndgameHandoff(h, self.net)
                                for h in self.heuristics]
@@ -283,7 +281,7 @@ class Trainer:
         snaps = []
         for net, i in zip(self.snap_nets, self._picks(), strict=False):
             net.load_state_dict(self.pool.states[i])
-            snaps.append(SnapshotPlayer(net, i, self.greedy_expert))
+            snaps.append(SnapshotPlayer(net, i, self.arena.greedy_expert))
         return snaps + self.heuristics, len(snaps)
 
     def _collect(self) -> RolloutStats:
