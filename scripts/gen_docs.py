@@ -479,6 +479,11 @@ def recipe_section() -> str:
         "with `train.py --resume`). The first-evaluation column reads the run's own evaluations, "
         "whose games against `expert` are few (200 games give a 95% interval of about 7 points "
         "either side); the 55% target is measured on the paired deals of the last column. "
+        "Each command reads `configs/ppo_2p_podkidnoy.yaml` as it stood when the run "
+        "started, and each run's `config.yaml` holds every setting it ran with: on "
+        "2026-12-07 the config took the settings the shipped chain of commands ended with "
+        "(a deeper end-game expert, wider labels, 4 rounds, 60M fine-tuning steps), so the "
+        "same command on today's config runs longer. "
         "The runs, their configs and what was tried in between are in "
         "`checkpoints/in_progress/ppo_2p_podkidnoy/README.md`.")
 
