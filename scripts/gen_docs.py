@@ -432,6 +432,7 @@ RECIPE_RUNS = [
     ("solver_recipe", "tournament_vs_expert.json"),
     ("pimc32_recipe", "tournament_vs_expert.json"),
     ("dagger_recipe", "tournament_vs_expert.json"),
+    ("cut_recipe", "tournament_vs_expert.json"),
 ]
 RECIPE_DIR = ROOT / "checkpoints" / "in_progress" / "ppo_2p_podkidnoy"
 RECIPE_TARGET = 0.55
