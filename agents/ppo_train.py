@@ -93,10 +93,8 @@ class Trainer:
         if resume:
             self._resume()
         self.rng = np.random.default_rng([cfg.seed, self.update])
-        steps = cfg.ppo.num_steps * cfg.env.num_envs
-        self.num_updates = max(1, math.ceil(cfg.ppo.total_timesteps / steps))
-        # the fine-tuning updates after the end-game stage, numbered after the PPO ones
-        self.finetune_updates = math.ceil(cfg.endgame.finetune_timesteps / steps)
+        # the fine-tuning updates after the end-game stage are numbered after the PPO ones
+        self.num_updates, self.finetune_updates = stage_updates(cfg)
         self.actors = None  # the Ray actors that collect the rollouts (ray.actors > 0)
         if cfg.ray.actors:
             from .ray_rollout import RayRollouts
@@ -228,11 +226,18 @@ class Trainer:
         only), with ``endgame.finetune_cut_nodes`` the games end where every card is
         placed, with ``endgame.handoff`` the heuristic opponents hand the expert their
         end game, and with ``endgame.finetune_greedy`` the expert plays greedily for the
-        learner and its snapshots. Called again on a resumed run."""
+        learner and its snapshots. Entering them, the optimizer and the snapshot pool start
+        afresh (PPO's snapshots hold no fitted expert, and its learning rate has decayed to
+        0), as ``agents.finetune`` starts a finished checkpoint. Called again on a resumed
+        run, which keeps the fine-tuning's own."""
         if self.net.endgame is None or not self.net.endgame.active:
             raise RuntimeError("fine-tuning needs a fitted end-game expert")
         for p in self.net.endgame.parameters():
             p.requires_grad_(False)
+        if self.update == self.num_updates:
+            self.opt = torch.optim.Adam(self.net.parameters(), lr=self.cfg.endgame.finetune_lr,
+                                        eps=1e-5)
+            self.pool = Pool()
         nodes = self.cfg.endgame.finetune_cut_nodes
         if nodes and self.arena is not None:
             self.arena.set_cut(nodes)
@@ -264,10 +269,11 @@ class Trainer:
         self.net, data = load_checkpoint(ck, self.cfg.rules)
         self.net.train()
         self.opt = torch.optim.Adam(self.net.parameters(), lr=self.cfg.ppo.lr, eps=1e-5)
-        self.opt.load_state_dict(data["optimizer"])
+        if data.get("optimizer") is not None:  # none between PPO and fine-tuning (save)
+            self.opt.load_state_dict(data["optimizer"])
         self.update, self.global_step = data["update"], data["global_step"]
         self.elapsed = data.get("elapsed", 0.0)
-        self.pool = Pool(**data["pool"])
+        self.pool = Pool(**data.get("pool", {}))
         self.history = data.get("history", [])
 
     def _picks(self) -> list[int]:
@@ -383,12 +389,38 @@ class Trainer:
         self.last_eval = res
         return res
 
+    @property
+    def between_stages(self) -> bool:
+        """Whether the run is past its PPO updates with fine-tuning still ahead (the
+        end-game stage): fine-tuning starts a new optimizer and pool, so the old ones are
+        no longer needed."""
+        return between_stages(self.cfg, self.update)
+
     def save(self, name: str = "latest.pt") -> Path:
+        """Write the checkpoint. Between the stages it holds no optimizer or pool: the
+        weights only, a few MB that a long run can carry from machine to machine."""
         path = self.run_dir / "checkpoints" / name
-        save_checkpoint(path, self.net, self.opt, self.cfg.to_dict(), extra={
-            "update": self.update, "global_step": self.global_step, "elapsed": self.elapsed,
-            "pool": self.pool.state(), "history": self.history})
+        extra = {"update": self.update, "global_step": self.global_step,
+                 "elapsed": self.elapsed, "history": self.history}
+        bare = self.between_stages
+        if not bare:
+            extra["pool"] = self.pool.state()
+        save_checkpoint(path, self.net, None if bare else self.opt, self.cfg.to_dict(), extra)
         return path
+
+
+def stage_updates(cfg: TrainConfig) -> tuple[int, int]:
+    """The number of PPO updates and of fine-tuning updates of a run of ``cfg``."""
+    steps = cfg.ppo.num_steps * cfg.env.num_envs
+    return (max(1, math.ceil(cfg.ppo.total_timesteps / steps)),
+            math.ceil(cfg.endgame.finetune_timesteps / steps))
+
+
+def between_stages(cfg: TrainConfig, update: int) -> bool:
+    """Whether a run of ``cfg`` at ``update`` is past its PPO updates with fine-tuning
+    still ahead (in its end-game stage)."""
+    ppo, finetune = stage_updates(cfg)
+    return finetune > 0 and update == ppo
 
 
 def start_run(cfg: TrainConfig) -> Path:
@@ -407,8 +439,9 @@ def resume_config(run_dir: Path, overrides: list[str]) -> TrainConfig:
 
     Raises:
         FileNotFoundError: ``run_dir`` has no ``checkpoints/latest.pt``.
-        ConfigError: an override of a ``FIXED_ON_RESUME`` section that changes it, or a
-            checkpoint that does not load for the run's rules and network.
+        ConfigError: an override of a ``FIXED_ON_RESUME`` section that changes it, a
+            checkpoint that does not load for the run's rules and network, or one without
+            the optimizer state its update needs.
     """
     run_dir = Path(run_dir)
     latest = run_dir / "checkpoints" / "latest.pt"
@@ -423,7 +456,12 @@ def resume_config(run_dir: Path, overrides: list[str]) -> TrainConfig:
                     for k, v in dataclasses.asdict(was).items() if getattr(now, k) != v]
             raise ConfigError(f"a resumed run cannot change its {section} "
                               f"({'; '.join(diff)}): start a new run instead")
-    checkpoint_for(latest, cfg, "config.yaml")
+    _, ck = checkpoint_for(latest, cfg, "config.yaml")
+    update = int(ck.get("update", 0))
+    if ck.get("optimizer") is None and not between_stages(cfg, update):
+        raise ConfigError(f"{latest} holds no optimizer state, which update {update} of this "
+                          f"run needs (only a checkpoint between the PPO updates and "
+                          f"fine-tuning may go without): not a checkpoint this run wrote")
     return cfg
 
 

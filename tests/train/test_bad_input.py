@@ -120,6 +120,30 @@ def test_resume_refuses_a_truncated_checkpoint_and_writes_nothing(tmp_path):
     assert (run / "config.yaml").read_bytes() == config
 
 
+def test_resume_refuses_a_checkpoint_without_the_optimizer_its_update_needs(tmp_path):
+    """Only a checkpoint between the PPO updates and fine-tuning goes without an optimizer
+    and pool (fine-tuning starts new ones); anywhere else the run could not go on as it was."""
+    cfg = load_config(TINY, [f"logging.runs_dir={tmp_path}", "network.endgame_talon=1",
+                             "endgame.games=8", "endgame.finetune_timesteps=512"])
+    run = tmp_path / "tiny__1__1"
+    dump_config(cfg, run / "config.yaml")
+    net = PPONet(cfg.rules, cfg.network)
+    ppo_updates = 1024 // 256  # tiny.yaml: total_timesteps / (num_steps * num_envs)
+    for update, refused in ((2, True), (ppo_updates, False), (ppo_updates + 1, True)):
+        save_checkpoint(run / "checkpoints" / "latest.pt", net, None, cfg.to_dict(), extra={
+            "update": update, "global_step": 256 * update, "elapsed": 1.0, "history": []})
+        if refused:
+            assert_refused(run_main(train.main, ["--resume", str(run)]),
+                           f"holds no optimizer state, which update {update} of this run needs")
+        else:
+            assert resume_config(run, []).endgame.finetune_timesteps == 512
+    # without fine-tuning ahead the update after PPO needs its optimizer too
+    save_checkpoint(run / "checkpoints" / "latest.pt", net, None, cfg.to_dict(), extra={
+        "update": ppo_updates, "global_step": 1024, "elapsed": 1.0, "history": []})
+    assert_refused(run_main(train.main, ["--resume", str(run), "endgame.finetune_timesteps=0"]),
+                   "holds no optimizer state")
+
+
 def test_resume_with_config_is_refused(tmp_path):
     run = make_run(tmp_path)
     assert_refused(run_main(train.main, ["--resume", str(run), "--config", TINY]),

@@ -322,7 +322,7 @@ def test_a_run_killed_during_the_stage_goes_on_after_its_last_round(tmp_path):
     runs = tmp_path / "runs"
     args = ["--config", "configs/tiny.yaml", f"logging.runs_dir={runs}", "eval.every=0",
             "network.endgame_talon=1", "endgame.games=30", "endgame.rounds=2",
-            "endgame.epochs=1", "endgame.workers=1"]
+            "endgame.epochs=1", "endgame.workers=1", "endgame.finetune_timesteps=256"]
     out = subprocess.run([sys.executable, str(driver), *args], cwd=ROOT, capture_output=True,
                          text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert out.returncode == 3, out.stderr
@@ -331,8 +331,10 @@ def test_a_run_killed_during_the_stage_goes_on_after_its_last_round(tmp_path):
     assert len(first["rounds"]) == 1 and not (run / "endgame.json").exists()
     saved = np.load(run / "endgame_data.npz")
     assert len(saved["obs"]) == first["rounds"][0]["positions"] > 0
-    net, _ = load_checkpoint(run / "checkpoints" / "latest.pt")
+    net, ck = load_checkpoint(run / "checkpoints" / "latest.pt")
     assert net.endgame.active  # the expert of round 1
+    # fine-tuning starts a new optimizer and pool: between the stages only the weights
+    assert ck["optimizer"] is None and "pool" not in ck
 
     again = subprocess.run([sys.executable, "train.py", "--resume", str(run)], cwd=ROOT,
                            capture_output=True, text=True, timeout=600)
@@ -347,7 +349,7 @@ def test_a_run_killed_during_the_stage_goes_on_after_its_last_round(tmp_path):
     data = np.load(run / "endgame_data.npz")
     assert np.array_equal(data["obs"][: len(saved["obs"])], saved["obs"])
     assert set(np.unique(data["game"] // 30)) == {0, 1}
-    assert json.loads((run / "final_eval.json").read_text())["updates"] == 4
+    assert json.loads((run / "final_eval.json").read_text())["updates"] == 4 + 1
     done = subprocess.run([sys.executable, "train.py", "--resume", str(run)], cwd=ROOT,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0 and "end game:" not in done.stdout

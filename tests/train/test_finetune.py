@@ -110,9 +110,40 @@ def test_finetune_greedy_reaches_the_learner_and_its_snapshots(tmp_path):
     assert not trainer.arena.greedy_expert
     trainer.update = trainer.num_updates
     trainer.start_finetune()
+    trainer.pool.add(trainer.net, cfg.selfplay.pool_size)  # fine-tuning's pool starts empty
     players, n = trainer._players()
     assert trainer.arena.greedy_expert and all(p.greedy_expert for p in players[:n])
     trainer.close()
+
+
+def test_fine_tuning_starts_a_new_optimizer_and_pool_and_a_resume_keeps_its_own(tmp_path):
+    """Entering fine-tuning, the Adam moments of PPO and its snapshots (with no fitted
+    expert) are dropped; between the stages the checkpoint holds the weights only; a run
+    resumed in fine-tuning goes on with the optimizer and pool it saved."""
+    cfg = load_config(ROOT / "configs" / "tiny.yaml", [*TINY, f"logging.runs_dir={tmp_path}",
+                                                       "selfplay.snapshot_every=1"])
+    (tmp_path / "checkpoints").mkdir()
+    trainer = Trainer(cfg, tmp_path)
+    trainer.train_step()
+    assert trainer.opt.state and len(trainer.pool.states) == 1
+    trainer.update = trainer.num_updates
+    trainer.net.endgame.start()
+    _, bare = load_checkpoint(trainer.save())
+    assert bare["optimizer"] is None and "pool" not in bare
+    trainer.start_finetune()
+    assert not trainer.opt.state and not trainer.pool.states
+    trainer.train_step()
+    trainer.train_step()
+    assert trainer.opt.state and len(trainer.pool.states) == 2
+    _, full = load_checkpoint(trainer.save())
+    assert full["optimizer"] is not None and len(full["pool"]["states"]) == 2
+    trainer.close()
+    again = Trainer(cfg, tmp_path, resume=True)
+    again.start_finetune()
+    assert again.update == trainer.update and len(again.pool.states) == 2
+    for k, v in again.opt.state_dict()["state"].items():
+        assert torch.equal(v["exp_avg"], trainer.opt.state_dict()["state"][k]["exp_avg"])
+    again.close()
 
 
 def test_fine_tuning_moves_the_main_head_and_leaves_the_expert_as_fitted(tmp_path):
