@@ -377,18 +377,22 @@ class EndgameExpert(nn.Module):
         self.pair_bias = (nn.Parameter(net.pair_bias.detach().clone())
                           if net.cfg.head == "factored" else None)
         self.register_buffer("_active", torch.zeros((), dtype=torch.bool))
-        n = net.cfg.endgame_symmetries
-        if n > 1:  # derived from the rules, so not saved with the weights
-            sym_obs, sym_actions = renamings(net.rules, n)
-            self.register_buffer("_sym_obs", sym_obs, persistent=False)
-            self.register_buffer("_sym_actions", sym_actions, persistent=False)
-        else:
-            self._sym_obs = self._sym_actions = None
+        self.set_symmetries(net.cfg.endgame_symmetries)
         self._pack = RankPacking(net.rules) if net.cfg.endgame_pack_ranks else None
 
     @property
     def active(self) -> bool:
         return bool(self._active)
+
+    def set_symmetries(self, n: int) -> None:
+        """Average over ``n`` suit renamings from now on (``network.endgame_symmetries`` at
+        first; fine-tuning may play fewer, ``endgame.finetune_symmetries``). They derive from
+        the rules, so they are not saved with the weights."""
+        check_symmetries("symmetries", n)
+        sym = renamings(self._net[0].rules, n) if n > 1 else (None, None)
+        self.register_buffer("_sym_obs", sym[0], persistent=False)
+        self.register_buffer("_sym_actions", sym[1], persistent=False)
+        self.symmetries = n
 
     def start(self) -> None:
         """Copy the main trunk and head into the expert (of another shape, keep its fresh

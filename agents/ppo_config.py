@@ -152,6 +152,11 @@ class EndgameConfig:
     its snapshots, as it plays in a tournament, instead of sampling: the main head samples
     alone, and the end of each game is a function of the position the main head hands
     over."""
+    finetune_symmetries: int = 0
+    """During those steps the frozen expert averages this many suit renamings (1 to 24) for
+    the learner, its snapshots and the handoff, in place of ``network.endgame_symmetries``
+    (0: that one); the evaluations and the checkpoint's play keep the network's. Fewer
+    renamings make the rollouts' expert cheaper."""
 
 
 @dataclass
@@ -451,6 +456,13 @@ def _check_endgame(cfg: TrainConfig):
     if e.finetune_timesteps and not e.games:
         raise ConfigError("endgame.finetune_timesteps > 0 fine-tunes after the end-game stage: "
                           "set endgame.games > 0")
+    if isinstance(e.finetune_symmetries, bool) or not isinstance(e.finetune_symmetries, int) \
+            or not 0 <= e.finetune_symmetries <= 24:
+        raise ConfigError(f"endgame.finetune_symmetries must be an int from 0 to 24, got "
+                          f"{e.finetune_symmetries!r}")
+    if e.finetune_symmetries and not e.finetune_timesteps:
+        raise ConfigError("endgame.finetune_symmetries > 0 sets the fine-tuning's expert: "
+                          "set endgame.finetune_timesteps > 0")
     if e.finetune_timesteps and cfg.ray.actors:
         raise ConfigError("endgame.finetune_timesteps > 0 runs on the local rollout only: "
                           "set ray.actors to 0")

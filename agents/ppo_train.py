@@ -243,6 +243,9 @@ class Trainer:
             self.arena.set_cut(nodes)
         if self.arena is not None:
             self.arena.greedy_expert = self.cfg.endgame.finetune_greedy
+        if self.cfg.endgame.finetune_symmetries:
+            for net in (self.net, *self.snap_nets):
+                net.endgame.set_symmetries(self.cfg.endgame.finetune_symmetries)
         if self.cfg.endgame.handoff and self.actors is None:
             self.heuristics = [h if isinstance(h, EndgameHandoff) else EndgameHandoff(h, self.net)
                                for h in self.heuristics]
@@ -378,6 +381,19 @@ class Trainer:
         return out
 
     def evaluate_all(self, games: int) -> dict:
+        """Evaluate the learner against ``eval.opponents``, its expert (if any) playing as
+        the checkpoint will (``network.endgame_symmetries``)."""
+        expert = self.net.endgame
+        rollout_symmetries = expert.symmetries if expert is not None else None
+        if expert is not None:
+            expert.set_symmetries(self.cfg.network.endgame_symmetries)
+        try:
+            return self._evaluate_all(games)
+        finally:
+            if expert is not None:
+                expert.set_symmetries(rollout_symmetries)
+
+    def _evaluate_all(self, games: int) -> dict:
         res = {}
         for spec in self.cfg.eval.opponents:
             batched = spec.strip() in ("random", "expert_rules")

@@ -146,6 +146,55 @@ def test_fine_tuning_starts_a_new_optimizer_and_pool_and_a_resume_keeps_its_own(
     again.close()
 
 
+def test_finetune_symmetries_reach_the_rollouts_and_not_the_evaluations(tmp_path, monkeypatch):
+    """``endgame.finetune_symmetries``: the learner's expert, its snapshots' and the
+    handoff's average that many renamings in fine-tuning; an evaluation meets the expert
+    as the checkpoint plays it, and the rollouts get theirs back after it."""
+    import agents.ppo_train as ppo_train
+
+    cfg = load_config(ROOT / "configs" / "tiny.yaml",
+                      [*TINY, f"logging.runs_dir={tmp_path}", "network.endgame_symmetries=4",
+                       "endgame.finetune_symmetries=1", "selfplay.heuristics=[random]",
+                       "eval.opponents=[random]"])
+    preflight(cfg)
+    trainer = Trainer(cfg, tmp_path)
+    trainer.net.endgame.start()
+    trainer.update = trainer.num_updates
+    nets = (trainer.net, *trainer.snap_nets)
+    assert all(n.endgame.symmetries == 4 for n in nets)
+    trainer.start_finetune()
+    assert all(n.endgame.symmetries == 1 for n in nets)
+    assert trainer.heuristics[0].net is trainer.net
+    seen = []
+    monkeypatch.setattr(ppo_train, "evaluate",
+                        lambda net, *a, **k: seen.append(net.endgame.symmetries) or {})
+    trainer.evaluate_all(10)
+    assert seen == [4] and trainer.net.endgame.symmetries == 1
+    trainer.close()
+
+
+def test_an_expert_with_one_renaming_plays_its_plain_logits():
+    rules = Rules()
+    torch.manual_seed(0)
+    net = PPONet(rules, NetworkConfig(hidden=[32], endgame_talon=1, endgame_symmetries=6))
+    obs, _, ids, counts = random_positions(rules)
+    obs, ids, counts = (torch.from_numpy(a[:300]) for a in (obs, ids, counts))
+    valid = legal_valid(counts, ids.shape[1])
+    net.endgame.start()
+    net.eval()
+    with torch.no_grad():
+        six = net.endgame.logits(obs, ids, valid)
+        net.endgame.set_symmetries(1)
+        one = net.endgame.logits(obs, ids, valid)
+        plain = net.legal_logits(net.endgame.trunk(obs), ids, valid, net.endgame.actor,
+                                 net.endgame.pair_bias)
+        net.endgame.set_symmetries(6)
+        again = net.endgame.logits(obs, ids, valid)
+    assert torch.equal(one, plain) and torch.equal(again, six)
+    assert not torch.allclose(torch.log_softmax(one, 1)[valid], six[valid])
+    assert "endgame._sym_obs" not in net.state_dict()
+
+
 def test_fine_tuning_moves_the_main_head_and_leaves_the_expert_as_fitted(tmp_path):
     cfg = load_config(ROOT / "configs" / "tiny.yaml",
                       [*TINY, f"logging.runs_dir={tmp_path}", "ppo.lr=0.01",
@@ -284,6 +333,8 @@ def test_fine_tuning_needs_a_fitted_expert(tmp_path):
     ([*TINY[:3], "endgame.finetune_timesteps=-1"], "finetune_timesteps must be >= 0"),
     ([*TINY, "endgame.finetune_lr=0"], "finetune_lr must be > 0"),
     ([*TINY, "endgame.finetune_cut_nodes=-1"], "finetune_cut_nodes must be >= 0"),
+    ([*TINY, "endgame.finetune_symmetries=25"], "finetune_symmetries must be an int from 0 to 24"),
+    ([*TINY[:3], "endgame.finetune_symmetries=1"], "set endgame.finetune_timesteps > 0"),
     ([*TINY[:3], "endgame.finetune_cut_nodes=100"], "set endgame.finetune_timesteps > 0"),
 ])
 def test_bad_finetune_configs_are_refused(overrides, message):
