@@ -136,7 +136,16 @@ class Pool:
     wins: list[float] = field(default_factory=list)
 
     def add(self, net: PPONet, size: int) -> None:
-        self.states.append({k: v.detach().clone() for k, v in net.state_dict().items()})
+        """Snapshot ``net``. A tensor equal to the last snapshot's (the end-game expert's
+        before it is fitted, and while it is frozen) is that snapshot's, not a copy: the
+        pool, and a checkpoint that holds it, keep one of each."""
+        last = self.states[-1] if self.states else {}
+        state = {}
+        for k, v in net.state_dict().items():
+            prev = last.get(k)
+            same = prev is not None and prev.shape == v.shape and torch.equal(prev, v)
+            state[k] = prev if same else v.detach().clone()
+        self.states.append(state)
         self.games.append(0.0)
         self.wins.append(0.0)
         if len(self.states) > size:  # keep the first snapshot as an anchor

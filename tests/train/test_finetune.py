@@ -195,6 +195,40 @@ def test_an_expert_with_one_renaming_plays_its_plain_logits():
     assert "endgame._sym_obs" not in net.state_dict()
 
 
+def test_the_pool_keeps_one_copy_of_the_weights_its_snapshots_share(tmp_path):
+    """The frozen expert is the same in every snapshot: the pool holds it once, in memory
+    and in a checkpoint, and every snapshot still loads as the net it was taken of."""
+    from agents.selfplay import Pool
+
+    torch.manual_seed(0)
+    net = PPONet(Rules(), NetworkConfig(hidden=[32], endgame_talon=1))
+    net.endgame.start()
+    for p in net.endgame.parameters():
+        p.requires_grad_(False)
+    pool, taken = Pool(), []
+    for _ in range(3):
+        with torch.no_grad():
+            for p in net.trunk.parameters():
+                p.add_(0.01)
+        pool.add(net, 10)
+        taken.append({k: v.clone() for k, v in net.state_dict().items()})
+    first, last = pool.states[0], pool.states[-1]
+    for k in first:
+        shared = first[k].data_ptr() == last[k].data_ptr()
+        assert shared == (not k.startswith("trunk.")), k
+    path = tmp_path / "ck.pt"
+    save_checkpoint(path, net, extra={"pool": pool.state()})
+    _, data = load_checkpoint(path)
+    one = sum(v.numel() for v in net.state_dict().values())
+    frozen = sum(v.numel() for k, v in net.state_dict().items() if not k.startswith("trunk."))
+    assert path.stat().st_size < 4 * (one + 3 * (one - frozen)) + 200_000
+    for state, want in zip(Pool(**data["pool"]).states, taken, strict=True):
+        copy_net = PPONet(Rules(), NetworkConfig(hidden=[32], endgame_talon=1))
+        copy_net.load_state_dict(state)
+        for k, v in copy_net.state_dict().items():
+            assert torch.equal(v, want[k]), k
+
+
 def test_fine_tuning_moves_the_main_head_and_leaves_the_expert_as_fitted(tmp_path):
     cfg = load_config(ROOT / "configs" / "tiny.yaml",
                       [*TINY, f"logging.runs_dir={tmp_path}", "ppo.lr=0.01",
