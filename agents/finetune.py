@@ -40,7 +40,7 @@ def adopt(checkpoint: str | Path, cfg, run_dir: Path) -> None:
 
     from .ppo import NetworkConfig, PPONet, save_checkpoint
     from .ppo_config import ConfigError
-    from .ppo_train import checkpoint_for
+    from .ppo_train import checkpoint_for, stage_updates
 
     net, data = checkpoint_for(Path(checkpoint), cfg, "the config", play_settings=True)
     if net.endgame is None or not net.endgame.active:
@@ -48,7 +48,7 @@ def adopt(checkpoint: str | Path, cfg, run_dir: Path) -> None:
                           f"it (run python -m agents.endgame_expert first)")
     steps = cfg.ppo.num_steps * cfg.env.num_envs
     update = int(data.get("update", 0))
-    if update * steps < cfg.ppo.total_timesteps:
+    if update < stage_updates(cfg)[0]:
         raise ConfigError(f"{checkpoint} stopped at update {update}, before the config's "
                           f"PPO updates end: finish them with train.py --resume")
     fresh = PPONet(cfg.rules, NetworkConfig(**vars(cfg.network)))

@@ -384,14 +384,15 @@ class Trainer:
         """Evaluate the learner against ``eval.opponents``, its expert (if any) playing as
         the checkpoint will (``network.endgame_symmetries``)."""
         expert = self.net.endgame
-        rollout_symmetries = expert.symmetries if expert is not None else None
-        if expert is not None:
-            expert.set_symmetries(self.cfg.network.endgame_symmetries)
+        played = self.cfg.network.endgame_symmetries
+        if expert is None or expert.symmetries == played:
+            return self._evaluate_all(games)
+        rollout_symmetries = expert.symmetries
+        expert.set_symmetries(played)
         try:
             return self._evaluate_all(games)
         finally:
-            if expert is not None:
-                expert.set_symmetries(rollout_symmetries)
+            expert.set_symmetries(rollout_symmetries)
 
     def _evaluate_all(self, games: int) -> dict:
         res = {}
