@@ -423,6 +423,7 @@ def strength_section() -> str:
 # player's issue), finished: its committed run directory under checkpoints/in_progress/
 # (the command in its command.txt) and the tournament of its final policy against expert.
 RECIPE_RUNS = [
+    ("run_2026-12-07", "tournament_vs_expert.json"),
     ("run_2026-12-05", "tournament_final_vs_expert.json"),
     ("fast_recipe", "tournament_vs_expert.json"),
     ("cheap_labels", "tournament_vs_expert.json"),
@@ -476,8 +477,9 @@ def recipe_section() -> str:
         return "No from-scratch run is committed under `checkpoints/in_progress/ppo_2p_podkidnoy/`."
     return "\n".join(rows) + (
         "\n\nMinutes count training only (evaluations not), imitation and end-game stage "
-        "included; each run ran alone on the 2-core machine (some resumed across sessions "
-        "with `train.py --resume`). The first-evaluation column reads the run's own evaluations, "
+        "included; each run ran on the 2-core machine alone but where its section of the "
+        "README below says otherwise (some resumed across sessions with `train.py --resume`). "
+        "The first-evaluation column reads the run's own evaluations, "
         "whose games against `expert` are few (200 games give a 95% interval of about 7 points "
         "either side); the 55% target is measured on the paired deals of the last column. "
         "Each command reads `configs/ppo_2p_podkidnoy.yaml` as it stood when the run "
